@@ -1,0 +1,115 @@
+package org.marl4j;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
+
+/**
+ * ConditionVariable is a synchronization primitive that blocks callers until a predicate, guarded
+ * by a lock of theirs, becomes true: marl's {@code marl::ConditionVariable}. On a fiber, waiting
+ * suspends only the fiber; on a plain thread it blocks the thread.
+ *
+ * <pre>{@code
+ * Mutex mutex = new Mutex();
+ * ConditionVariable cv = new ConditionVariable();
+ * mutex.lock();
+ * try {
+ *     cv.await(mutex, () -> !queue.isEmpty());
+ *     item = queue.poll();
+ * } finally {
+ *     mutex.unlock();
+ * }
+ * }</pre>
+ *
+ * <p>The lock may be any {@link Lock} the waiter holds; it is released while waiting. If it is a
+ * thread-owned lock such as {@code ReentrantLock}, the waiter must hold it exactly once. Change the
+ * predicate's state with the lock held, then call {@link #signal()} or {@link #signalAll()} (with or
+ * without the lock). Waiters are woken in the order they began to wait.
+ */
+public final class ConditionVariable {
+    private final ReentrantLock guard = new ReentrantLock();
+    /** Guarded by guard. */
+    private final WaitQueue waiters = new WaitQueue();
+    /** waiters.size(), readable without guard so signals with nobody waiting cost one read. */
+    private volatile int numWaiting;
+
+    /** signal() wakes one waiter, if any. */
+    public void signal() {
+        if (numWaiting == 0) {
+            return;
+        }
+        Waiter waiter;
+        guard.lock();
+        try {
+            waiter = waiters.poll();
+            numWaiting = waiters.size();
+        } finally {
+            guard.unlock();
+        }
+        if (waiter != null) {
+            waiter.wake();
+        }
+    }
+
+    /** signalAll() wakes every waiter. */
+    public void signalAll() {
+        if (numWaiting == 0) {
+            return;
+        }
+        Waiter first;
+        guard.lock();
+        try {
+            first = waiters.pollAll();
+            numWaiting = 0;
+        } finally {
+            guard.unlock();
+        }
+        WaitQueue.wakeChain(first);
+    }
+
+    /**
+     * await(lock, predicate) blocks until {@code predicate} is true. {@code lock} must be held by the
+     * caller; it is released while waiting and held again when this returns.
+     */
+    public void await(Lock lock, BooleanSupplier predicate) {
+        await(lock, predicate, false, 0);
+    }
+
+    /**
+     * await(lock, timeout, predicate) is {@link #await(Lock, BooleanSupplier)} that gives up after
+     * {@code timeout}; returns the predicate's last value, so false means it timed out.
+     */
+    public boolean await(Lock lock, Duration timeout, BooleanSupplier predicate) {
+        return await(lock, predicate, true, Fiber.deadlineAfter(timeout));
+    }
+
+    private boolean await(Lock lock, BooleanSupplier predicate, boolean timed, long deadline) {
+        Objects.requireNonNull(lock, "lock must not be null");
+        Objects.requireNonNull(predicate, "predicate must not be null");
+        while (!predicate.getAsBoolean()) {
+            if (timed && deadline - System.nanoTime() <= 0) {
+                return false;
+            }
+            Waiter waiter = Waiter.forCurrent();
+            guard.lock();
+            try {
+                waiters.add(waiter);
+                numWaiting = waiters.size();
+            } finally {
+                guard.unlock();
+            }
+            if (!waiter.await(lock, timed, deadline)) {
+                guard.lock();
+                try {
+                    waiters.remove(waiter);
+                    numWaiting = waiters.size();
+                } finally {
+                    guard.unlock();
+                }
+            }
+        }
+        return true;
+    }
+}

@@ -1,0 +1,192 @@
+package org.marl4j;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Event is a synchronization primitive used to block until a signal is raised: marl's
+ * {@code marl::Event}. On a fiber, waiting suspends only the fiber; on a plain thread it blocks.
+ *
+ * <pre>{@code
+ * Event ready = new Event(Event.Mode.MANUAL);
+ * for (int i = 0; i < 10; i++) {
+ *     Marl.schedule(() -> { ready.await(); work(); });
+ * }
+ * ready.signal();   // releases all ten
+ * }</pre>
+ *
+ * <p>In {@link Mode#AUTO} mode a signal releases one waiter and is consumed by it (or by the next
+ * {@link #await} or {@link #test}); in {@link Mode#MANUAL} mode it releases every waiter and stays
+ * raised until {@link #clear()}. Signalling an event that is already signalled does nothing.
+ */
+public final class Event {
+    /** How a signal is consumed. */
+    public enum Mode {
+        /** AUTO: a signal wakes one waiter and is cleared when that waiter returns. */
+        AUTO,
+        /** MANUAL: a signal wakes every waiter and stays raised until {@link Event#clear()}. */
+        MANUAL
+    }
+
+    private final Mode mode;
+    private final ReentrantLock lock = new ReentrantLock();
+    // Guarded by lock.
+    private boolean signalled;
+    private final WaitQueue waiters = new WaitQueue();
+    /** Events made by {@link #any} that this event also signals. */
+    private final List<Event> dependents = new ArrayList<>(0);
+
+    /** Event() creates an unsignalled AUTO event. */
+    public Event() {
+        this(Mode.AUTO, false);
+    }
+
+    /** Event(mode) creates an unsignalled event of the given mode. */
+    public Event(Mode mode) {
+        this(mode, false);
+    }
+
+    /** Event(mode, initiallySignalled) creates an event of the given mode and initial state. */
+    public Event(Mode mode, boolean initiallySignalled) {
+        this.mode = Objects.requireNonNull(mode, "mode must not be null");
+        this.signalled = initiallySignalled;
+    }
+
+    /**
+     * any(mode, events) returns a new event that is signalled whenever any of {@code events} is
+     * signalled (and at once if one already is).
+     */
+    public static Event any(Mode mode, Event... events) {
+        Objects.requireNonNull(events, "events must not be null");
+        return any(mode, List.of(events));
+    }
+
+    /** any(mode, events) is {@link #any(Mode, Event...)} over an iterable. */
+    public static Event any(Mode mode, Iterable<Event> events) {
+        Objects.requireNonNull(events, "events must not be null");
+        Event any = new Event(mode, false);
+        for (Event event : events) {
+            Objects.requireNonNull(event, "events must not contain null");
+            event.lock.lock();
+            try {
+                if (event.signalled) {
+                    any.signal();
+                }
+                event.dependents.add(any);
+            } finally {
+                event.lock.unlock();
+            }
+        }
+        return any;
+    }
+
+    /** mode() returns this event's mode. */
+    public Mode mode() {
+        return mode;
+    }
+
+    /** signal() raises the signal, waking one waiter (AUTO) or all of them (MANUAL). */
+    public void signal() {
+        Waiter wake;
+        lock.lock();
+        try {
+            if (signalled) {
+                return;
+            }
+            signalled = true;
+            if (mode == Mode.AUTO) {
+                wake = waiters.poll();
+                if (wake != null) {
+                    wake.next = null;
+                }
+            } else {
+                wake = waiters.pollAll();
+            }
+            // Lock order is always source before dependent: any() only ever adds newer events.
+            for (int i = 0; i < dependents.size(); i++) {
+                dependents.get(i).signal();
+            }
+        } finally {
+            lock.unlock();
+        }
+        WaitQueue.wakeChain(wake);
+    }
+
+    /** clear() lowers the signal. */
+    public void clear() {
+        lock.lock();
+        try {
+            signalled = false;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** await() blocks until the event is signalled; an AUTO event is then cleared. */
+    public void await() {
+        await(false, 0);
+    }
+
+    /** await(timeout) is {@link #await()} with a timeout; returns false if it timed out. */
+    public boolean await(Duration timeout) {
+        return await(true, Fiber.deadlineAfter(timeout));
+    }
+
+    /** test() returns true, consuming the signal of an AUTO event, if the event is signalled; never blocks. */
+    public boolean test() {
+        lock.lock();
+        try {
+            return consume();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** isSignalled() returns whether the event is signalled, without consuming the signal. */
+    public boolean isSignalled() {
+        lock.lock();
+        try {
+            return signalled;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private boolean await(boolean timed, long deadline) {
+        lock.lock();
+        try {
+            while (!signalled) {
+                if (timed && deadline - System.nanoTime() <= 0) {
+                    return false;
+                }
+                Waiter waiter = Waiter.forCurrent();
+                waiters.add(waiter);
+                if (!waiter.await(lock, timed, deadline)) {
+                    waiters.remove(waiter);
+                }
+            }
+            return consume();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Called with lock held. */
+    private boolean consume() {
+        if (!signalled) {
+            return false;
+        }
+        if (mode == Mode.AUTO) {
+            signalled = false;
+        }
+        return true;
+    }
+
+    @Override
+    public String toString() {
+        return "Event[" + mode + (isSignalled() ? ", signalled]" : "]");
+    }
+}

@@ -1,0 +1,188 @@
+package org.marl4j;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+
+/**
+ * A Fiber is a lightweight thread of execution owned by one worker of a {@link Scheduler}: marl's
+ * {@code Scheduler::Fiber}. Tasks run on fibers; a task that blocks on a marl4j primitive suspends
+ * its fiber, and the worker thread goes on with other tasks and fibers.
+ *
+ * <pre>{@code
+ * Fiber fiber = Fiber.current();            // the fiber running this task
+ * lock.lock();
+ * try {
+ *     fiber.await(lock, () -> ready);      // suspends the fiber, not the thread
+ * } finally {
+ *     lock.unlock();
+ * }
+ * // elsewhere, after setting ready under the lock:
+ * fiber.wake();
+ * }</pre>
+ *
+ * <p>Threading contract:
+ * <ul>
+ *   <li>A fiber is always resumed on its worker's thread, so thread-locals and monitors see the
+ *       same thread before and after a suspend. The fibers of one worker share that thread's
+ *       {@code ThreadLocal}s and {@code ScopedValue} bindings, as marl's fibers share
+ *       {@code thread_local}s: do not rely on either across a suspend.
+ *   <li>Never suspend while holding a monitor ({@code synchronized}) or a thread-owned lock such as
+ *       {@code ReentrantLock}: the JVM records the thread as owner, so another fiber of the same
+ *       thread could enter it too, or deadlock on it. Use {@link Mutex}. Run with
+ *       {@code -Dorg.marl4j.checkLocks=true} to have every suspend check this.
+ *   <li>If the JVM cannot suspend a fiber (its stack holds a native frame or is inside a class
+ *       initializer), that one wait blocks the worker thread instead; it still completes correctly.
+ *   <li>Fiber waits are not interruptible; the worker thread's interrupt status is left alone.
+ * </ul>
+ *
+ * <p>A thread bound with {@link Scheduler#bind()} has a fiber too (its "main fiber"): when it
+ * blocks, the thread runs its worker's queued tasks until it is woken.
+ *
+ * <p>marl's configurable fiber stack size has no equivalent: a continuation's frames live on its
+ * worker thread's stack while it runs and are copied to the heap, at their actual size, when it
+ * suspends. The worker threads' stack size bounds how deep a task may recurse.
+ */
+public final class Fiber {
+    /** Where a fiber sits, guarded by its worker's lock. Transitions follow marl's. */
+    enum State {
+        /** IDLE: no task of its own; sits in its worker's idle list, ready to run the worker loop again. */
+        IDLE,
+        /** YIELDED: suspended without a deadline until woken; in no queue. */
+        YIELDED,
+        /** WAITING: suspended until woken or its deadline; sits in its worker's waiting heap. */
+        WAITING,
+        /** QUEUED: woken or timed out; sits in its worker's ready queue. */
+        QUEUED,
+        /** RUNNING: executing on its worker's thread. */
+        RUNNING
+    }
+
+    final Worker worker;
+    private final int id;
+    /** Null for a thread's main fiber, which runs on the thread's own stack. */
+    FiberContinuation continuation;
+
+    // Guarded by worker.lock.
+    State state;
+    long deadline;
+    int heapIndex = -1;
+
+    private Fiber(Worker worker, int id) {
+        this.worker = worker;
+        this.id = id;
+    }
+
+    static Fiber main(Worker worker) {
+        Fiber fiber = new Fiber(worker, 0);
+        fiber.state = State.RUNNING;
+        return fiber;
+    }
+
+    static Fiber create(Worker worker, int id) {
+        return new Fiber(worker, id);
+    }
+
+    /**
+     * current() returns the fiber running on the calling thread: the fiber of the current task, the
+     * main fiber of a thread bound to a scheduler, or null on any other thread.
+     */
+    public static Fiber current() {
+        Worker worker = Worker.current();
+        return worker == null ? null : worker.current;
+    }
+
+    /**
+     * await(lock, predicate) suspends this fiber until {@code predicate} is true. {@code lock} must be
+     * held by the caller, protects the state the predicate reads, is released while the fiber is
+     * suspended and is held again when this returns. Whoever makes the predicate true should do so
+     * with {@code lock} held and then call {@link #wake()}.
+     *
+     * @throws IllegalStateException if this is not the calling thread's current fiber
+     */
+    public void await(Lock lock, BooleanSupplier predicate) {
+        checkAwait(lock, predicate);
+        worker.await(this, lock, false, 0, predicate);
+    }
+
+    /**
+     * await(lock, timeout, predicate) is {@link #await(Lock, BooleanSupplier)} that gives up after
+     * {@code timeout}. Returns the predicate's last value: false means it timed out.
+     */
+    public boolean await(Lock lock, Duration timeout, BooleanSupplier predicate) {
+        checkAwait(lock, predicate);
+        return worker.await(this, lock, true, deadlineAfter(timeout), predicate);
+    }
+
+    /**
+     * wake() resumes this fiber if it is suspended in a wait; it will re-check its predicate. Waking
+     * a fiber that is running or already woken does nothing. May be called from any thread.
+     */
+    public void wake() {
+        worker.wake(this);
+    }
+
+    /**
+     * yield() lets the tasks and fibers already queued on this worker run before the current fiber
+     * continues (Boost.Fiber's {@code this_fiber::yield}). Off a fiber, it is {@link Thread#yield()}.
+     */
+    public static void yield() {
+        Worker worker = Worker.current();
+        if (worker == null) {
+            Thread.yield();
+        } else {
+            worker.yieldFiber(worker.current);
+        }
+    }
+
+    /**
+     * sleep(duration) suspends the current fiber for at least {@code duration}, leaving its worker
+     * free to run other work (Boost.Fiber's {@code this_fiber::sleep_for}); many fibers sleeping at
+     * once on one worker cost one sleep, not the sum. Off a fiber, it parks the calling thread.
+     */
+    public static void sleep(Duration duration) {
+        long deadline = deadlineAfter(duration);
+        Worker worker = Worker.current();
+        if (worker != null) {
+            worker.sleep(worker.current, deadline);
+            return;
+        }
+        boolean interrupted = false;
+        for (long nanos; (nanos = deadline - System.nanoTime()) > 0; ) {
+            LockSupport.parkNanos(nanos);
+            interrupted |= Thread.interrupted();
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void checkAwait(Lock lock, BooleanSupplier predicate) {
+        Objects.requireNonNull(lock, "lock must not be null");
+        Objects.requireNonNull(predicate, "predicate must not be null");
+        if (this != current()) {
+            throw new IllegalStateException("await() must be called on Fiber.current(), but " + this
+                    + " is not the fiber running on thread " + Thread.currentThread().getName());
+        }
+    }
+
+    /** deadlineAfter(timeout) is now + timeout in nanoTime units, saturating for huge timeouts. */
+    static long deadlineAfter(Duration timeout) {
+        Objects.requireNonNull(timeout, "timeout must not be null");
+        long nanos;
+        try {
+            nanos = timeout.toNanos();
+        } catch (ArithmeticException overflow) {
+            nanos = timeout.isNegative() ? 0 : Long.MAX_VALUE / 2;
+        }
+        return System.nanoTime() + Math.max(0, Math.min(nanos, Long.MAX_VALUE / 2));
+    }
+
+    @Override
+    public String toString() {
+        String name = continuation == null ? "main fiber" : "fiber " + id;
+        return name + " of " + worker + " (" + state + ")"; // racy read of state: diagnostics only
+    }
+}

@@ -1,0 +1,47 @@
+package org.marl4j;
+
+import jdk.internal.vm.Continuation;
+import jdk.internal.vm.ContinuationScope;
+
+/**
+ * The one class in marl4j that touches {@code jdk.internal.vm}: a Loom continuation that runs a
+ * fiber's body on its worker's thread.
+ *
+ * <p>Loom continuations are asymmetric: {@link #suspend()} always returns control to whoever
+ * called {@link #resume()}. marl's fiber switch is symmetric, so the worker's own thread stack acts
+ * as the trampoline that resumes whichever fiber the worker picks next (see {@link Worker}).
+ *
+ * <p>A yield that the JVM cannot perform (the fiber's stack holds a native frame or a class
+ * initializer, or on older JDKs a monitor) does not throw: {@link #onPinned} records nothing and
+ * {@link #suspend()} returns {@code false}, so the caller can fall back to blocking the thread.
+ */
+final class FiberContinuation extends Continuation {
+    private static final ContinuationScope SCOPE = new ContinuationScope("marl4j");
+
+    FiberContinuation(Runnable body) {
+        super(SCOPE, body);
+    }
+
+    /** resume() runs this continuation on the calling thread until it suspends or finishes. */
+    void resume() {
+        run();
+    }
+
+    /** finished() is true once the body has returned. */
+    boolean finished() {
+        return isDone();
+    }
+
+    /**
+     * suspend() yields the continuation running on this thread back to its {@link #resume()} caller.
+     * Returns false, without yielding, if the JVM pinned the continuation.
+     */
+    static boolean suspend() {
+        return Continuation.yield(SCOPE);
+    }
+
+    @Override
+    protected void onPinned(Continuation.Pinned reason) {
+        // Deliberately not throwing: suspend() returns false and the worker blocks the thread.
+    }
+}

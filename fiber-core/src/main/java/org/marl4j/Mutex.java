@@ -1,0 +1,188 @@
+package org.marl4j;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Mutex is a mutual-exclusion {@link Lock} owned by a fiber (or, off the scheduler, by a thread):
+ * the lock to hold across a fiber suspend. Contention suspends the waiting fiber, never its thread.
+ *
+ * <pre>{@code
+ * mutex.lock();
+ * try {
+ *     cv.await(mutex, () -> ready);   // fine: the mutex belongs to this fiber, not the thread
+ * } finally {
+ *     mutex.unlock();
+ * }
+ * }</pre>
+ *
+ * <p>Why not {@code ReentrantLock}: the fibers of one worker share its thread, and a
+ * {@code ReentrantLock} (like a monitor) belongs to a thread, so two fibers on the same thread would
+ * both acquire it. A Mutex excludes them. It is reentrant for its owner and not fair: a released
+ * Mutex may be taken by a newcomer before a woken waiter. Waiting is not interruptible: {@link
+ * #lockInterruptibly()} only checks the interrupt status on entry. Conditions: use
+ * {@link ConditionVariable} with this Mutex.
+ */
+public final class Mutex implements Lock {
+    private static final VarHandle OWNER;
+
+    static {
+        try {
+            OWNER = MethodHandles.lookup().findVarHandle(Mutex.class, "owner", Object.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** The owning Fiber, or Thread when taken off the scheduler; null when free. */
+    @SuppressWarnings("unused") // accessed through OWNER
+    private volatile Object owner;
+    /** Reentrant holds by the owner; touched only by the owner. */
+    private int holds;
+
+    private final ReentrantLock guard = new ReentrantLock();
+    /** Guarded by guard. */
+    private final WaitQueue waiters = new WaitQueue();
+    /**
+     * waiters.size(), written under guard. A waiter publishes itself here before its last look at
+     * {@code owner}, and unlock() clears {@code owner} before it reads this (both volatile), so at
+     * least one of them sees the other: no waiter sleeps through a release.
+     */
+    private volatile int numWaiting;
+
+    /** lock() acquires the mutex, suspending the calling fiber (or blocking the thread) while another owns it. */
+    @Override
+    public void lock() {
+        acquire(false, 0);
+    }
+
+    /** lockInterruptibly() is {@link #lock()} after checking the thread's interrupt status. */
+    @Override
+    public void lockInterruptibly() throws InterruptedException {
+        if (Thread.interrupted()) {
+            throw new InterruptedException();
+        }
+        lock();
+    }
+
+    /** tryLock() acquires the mutex only if it is free (or already owned by the caller). */
+    @Override
+    public boolean tryLock() {
+        Object me = Waiter.currentOwner();
+        if (OWNER.compareAndSet(this, null, me)) {
+            holds = 1;
+            return true;
+        }
+        if (owner == me) {
+            holds++;
+            return true;
+        }
+        return false;
+    }
+
+    /** tryLock(time, unit) waits up to the given time for the mutex; not interruptible while waiting. */
+    @Override
+    public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
+        if (Thread.interrupted()) {
+            throw new InterruptedException();
+        }
+        return tryLock(Duration.of(time, unit.toChronoUnit()));
+    }
+
+    /** tryLock(timeout) waits up to {@code timeout} for the mutex; returns whether it was acquired. */
+    public boolean tryLock(Duration timeout) {
+        return acquire(true, Fiber.deadlineAfter(timeout));
+    }
+
+    /**
+     * unlock() releases one hold; the last one frees the mutex and wakes the longest waiter.
+     *
+     * @throws IllegalMonitorStateException if the caller does not own the mutex
+     */
+    @Override
+    public void unlock() {
+        Object me = Waiter.currentOwner();
+        if (owner != me) {
+            throw new IllegalMonitorStateException("Mutex.unlock() by " + me + ", which does not own it (owner: "
+                    + owner + ")");
+        }
+        if (--holds > 0) {
+            return;
+        }
+        OWNER.setVolatile(this, null);
+        if (numWaiting > 0) {
+            Waiter waiter;
+            guard.lock();
+            try {
+                waiter = waiters.poll();
+                numWaiting = waiters.size();
+            } finally {
+                guard.unlock();
+            }
+            if (waiter != null) {
+                waiter.wake();
+            }
+        }
+    }
+
+    /** Conditions are not supported: use {@link ConditionVariable} with this Mutex. */
+    @Override
+    public Condition newCondition() {
+        throw new UnsupportedOperationException(
+                "Mutex has no Condition objects: use org.marl4j.ConditionVariable.await(mutex, predicate)");
+    }
+
+    /** isHeldByCurrentFiber() returns whether the calling fiber (or thread, off the scheduler) owns the mutex. */
+    public boolean isHeldByCurrentFiber() {
+        return owner == Waiter.currentOwner();
+    }
+
+    /** isLocked() returns whether some fiber or thread owns the mutex. */
+    public boolean isLocked() {
+        return owner != null;
+    }
+
+    private boolean acquire(boolean timed, long deadline) {
+        if (tryLock()) {
+            return true;
+        }
+        Object me = Waiter.currentOwner();
+        guard.lock();
+        try {
+            while (true) {
+                Waiter waiter = Waiter.forCurrent();
+                waiters.add(waiter);
+                numWaiting = waiters.size();
+                // Last look after publishing numWaiting: see the field's comment.
+                if (OWNER.compareAndSet(this, null, me)) {
+                    waiters.remove(waiter);
+                    numWaiting = waiters.size();
+                    holds = 1;
+                    return true;
+                }
+                if (timed && deadline - System.nanoTime() <= 0) {
+                    waiters.remove(waiter);
+                    numWaiting = waiters.size();
+                    return false;
+                }
+                if (!waiter.await(guard, timed, deadline)) {
+                    waiters.remove(waiter);
+                    numWaiting = waiters.size();
+                }
+            }
+        } finally {
+            guard.unlock();
+        }
+    }
+
+    @Override
+    public String toString() {
+        Object o = owner;
+        return "Mutex[" + (o == null ? "unlocked" : "owned by " + o) + "]";
+    }
+}

@@ -1,0 +1,403 @@
+package org.marl4j;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.IntConsumer;
+
+/**
+ * A Scheduler runs {@link Task}s on fibers over a fixed set of worker threads, and on the
+ * application threads bound to it: Google marl's {@code marl::Scheduler} on Loom continuations.
+ *
+ * <pre>{@code
+ * try (Scheduler scheduler = new Scheduler(Scheduler.Config.allCores())) {
+ *     scheduler.bind();                      // this thread may now use Marl.schedule(...)
+ *     WaitGroup done = new WaitGroup(10);
+ *     for (int i = 0; i < 10; i++) {
+ *         Marl.schedule(() -> { work(); done.done(); });
+ *     }
+ *     done.await();                          // runs queued tasks here if there are no workers
+ *     scheduler.unbind();
+ * }
+ * }</pre>
+ *
+ * <p>A task runs inline on a worker's current fiber. When it blocks on a marl4j primitive
+ * ({@link WaitGroup}, {@link Event}, {@link ConditionVariable}, {@link Mutex}, {@link Fiber#await})
+ * only its fiber is suspended: the worker switches to a ready fiber, else to an idle one, else to a
+ * new one, and keeps running tasks. Idle workers spin briefly and steal tasks from one another.
+ *
+ * <p>With zero worker threads, tasks run only on the threads bound to the scheduler, when those
+ * threads block on a marl4j primitive and at {@link #unbind()}.
+ *
+ * <p>All methods are safe to call from any thread. Tasks are started in no particular order across
+ * workers. The continuation API needs the JVM flag {@code --add-exports
+ * java.base/jdk.internal.vm=ALL-UNNAMED}; without it the constructor throws
+ * {@link IllegalStateException} naming the flag.
+ */
+public final class Scheduler implements AutoCloseable {
+    /** The most worker threads a scheduler may have, as in marl. */
+    public static final int MAX_WORKER_THREADS = 256;
+
+    /** Size of the ring of recently spinning workers that enqueue prefers (marl's value). */
+    private static final int SPINNING_WORKER_SLOTS = 8;
+
+    private final Config config;
+    private final Worker[] workers;
+    private final AtomicIntegerArray spinningWorkers = new AtomicIntegerArray(SPINNING_WORKER_SLOTS);
+    private final AtomicInteger nextSpinningWorkerIdx = new AtomicInteger();
+    private final AtomicInteger nextEnqueueIdx = new AtomicInteger();
+    private final AtomicInteger liveWorkers;
+    final long spinNanos;
+    final boolean checkLocks;
+
+    private final ReentrantLock boundLock = new ReentrantLock();
+    private final Condition allUnbound = boundLock.newCondition();
+    /** Guarded by boundLock. */
+    private final Map<Thread, Worker> boundWorkers = new HashMap<>();
+    /** Set by close(): from then on only the scheduler's own threads may enqueue. */
+    private volatile boolean closing;
+
+    /**
+     * Scheduler(config) creates a scheduler and starts its worker threads.
+     *
+     * @throws IllegalStateException if the JVM was started without {@code --add-exports
+     *     java.base/jdk.internal.vm=ALL-UNNAMED}
+     */
+    public Scheduler(Config config) {
+        Objects.requireNonNull(config, "config must not be null: use Scheduler.Config.allCores() or new Scheduler.Config()");
+        LoomAccess.check();
+        this.config = config.copy();
+        this.spinNanos = this.config.spinDuration.toNanos();
+        this.checkLocks = LockCheck.enabled();
+        for (int i = 0; i < SPINNING_WORKER_SLOTS; i++) {
+            spinningWorkers.set(i, -1);
+        }
+        int count = this.config.workerThreadCount;
+        workers = new Worker[count];
+        liveWorkers = new AtomicInteger(count);
+        for (int i = 0; i < count; i++) {
+            workers[i] = new Worker(this, i, Worker.Mode.MULTI_THREADED);
+        }
+        for (Worker worker : workers) {
+            worker.start(this.config.threadNamePrefix + worker.id);
+        }
+    }
+
+    /** get() returns the scheduler bound to the calling thread (or whose worker it is), or null. */
+    public static Scheduler get() {
+        Worker worker = Worker.current();
+        return worker == null ? null : worker.scheduler;
+    }
+
+    /** config() returns a copy of the configuration this scheduler was built with. */
+    public Config config() {
+        return config.copy();
+    }
+
+    /**
+     * bind() binds this scheduler to the calling thread, giving it a single-threaded worker: tasks
+     * it enqueues with {@link Task.Flag#SAME_THREAD} (or any task, if there are no worker threads)
+     * run on this thread when it blocks on a marl4j primitive, and at {@link #unbind()}.
+     *
+     * @throws IllegalStateException if the thread is already bound or the scheduler is closed
+     */
+    public void bind() {
+        Worker existing = Worker.current();
+        if (existing != null) {
+            throw new IllegalStateException(existing.scheduler == this
+                    ? "this thread is already bound to " + this + ": bind() once, and unbind() before binding again"
+                    : "this thread is already bound to " + existing.scheduler + ": unbind() it before binding another scheduler");
+        }
+        boundLock.lock();
+        try {
+            if (closing) {
+                throw new IllegalStateException(this + " is closed: a closed scheduler cannot be bound");
+            }
+            Worker worker = new Worker(this, -1, Worker.Mode.SINGLE_THREADED);
+            worker.bindToCurrentThread();
+            boundWorkers.put(Thread.currentThread(), worker);
+        } finally {
+            boundLock.unlock();
+        }
+    }
+
+    /**
+     * unbind() runs every task and blocked fiber of the calling thread's worker to completion, then
+     * unbinds this scheduler from the thread. Must be called by the bound thread itself, outside of
+     * any task.
+     *
+     * @throws IllegalStateException if this scheduler is not bound to the calling thread
+     */
+    public void unbind() {
+        Worker worker = Worker.current();
+        if (worker == null || worker.scheduler != this) {
+            throw new IllegalStateException("unbind() called on thread " + Thread.currentThread().getName()
+                    + ", which is not bound to " + this + ": call bind() on this thread first");
+        }
+        if (worker.mode == Worker.Mode.MULTI_THREADED) {
+            throw new IllegalStateException("unbind() called on worker thread " + Thread.currentThread().getName()
+                    + ": worker threads stay bound to their scheduler until close()");
+        }
+        if (worker.current != worker.main) {
+            throw new IllegalStateException("unbind() called from a task running on the bound thread: call it "
+                    + "from the thread's own code, after the tasks it waits for");
+        }
+        worker.stopSingleThreaded();
+        boundLock.lock();
+        try {
+            boundWorkers.remove(Thread.currentThread());
+            if (boundWorkers.isEmpty()) {
+                allUnbound.signalAll();
+            }
+        } finally {
+            boundLock.unlock();
+        }
+    }
+
+    /**
+     * enqueue(task) schedules a task to run on a worker thread, or, with zero worker threads, on the
+     * calling thread's bound worker. A {@link Task.Flag#SAME_THREAD} task stays on the calling
+     * thread's worker. After {@link #close()} has begun, only this scheduler's own tasks and bound
+     * threads may enqueue.
+     *
+     * @throws RejectedExecutionException if the scheduler is closed
+     * @throws IllegalStateException if the task needs a worker of the calling thread and it has none
+     */
+    public void enqueue(Task task) {
+        Objects.requireNonNull(task, "task must not be null");
+        Worker current = Worker.current();
+        boolean own = current != null && current.scheduler == this;
+        if (closing && !own) {
+            throw new RejectedExecutionException(this + " is closed: tasks can no longer be enqueued from "
+                    + "outside it (only its own tasks may enqueue while it drains)");
+        }
+        if (task.is(Task.Flag.SAME_THREAD)) {
+            if (!own) {
+                throw new IllegalStateException("a SAME_THREAD task must be enqueued from a thread bound to " + this
+                        + " or from one of its tasks; call bind() first or drop the flag");
+            }
+            current.enqueue(task);
+        } else if (workers.length > 0) {
+            enqueueOnWorkerThreads(task);
+        } else if (own) {
+            current.enqueue(task);
+        } else {
+            throw new IllegalStateException(this + " has no worker threads, so its tasks run on the threads "
+                    + "bound to it: call bind() on this thread first, or configure worker threads with "
+                    + "Scheduler.Config.setWorkerThreadCount");
+        }
+    }
+
+    /** Prefer a worker that recently started spinning, else round-robin; skip contended workers. */
+    private void enqueueOnWorkerThreads(Task task) {
+        int count = workers.length;
+        while (true) {
+            int slot = nextSpinningWorkerIdx.decrementAndGet() & (SPINNING_WORKER_SLOTS - 1);
+            int idx = spinningWorkers.get(slot) >= 0 ? spinningWorkers.getAndSet(slot, -1) : -1;
+            if (idx < 0) {
+                idx = (nextEnqueueIdx.getAndIncrement() & Integer.MAX_VALUE) % count;
+            }
+            Worker worker = workers[idx];
+            if (worker.lock.tryLock()) {
+                if (!worker.stopped) {
+                    worker.enqueueAndUnlock(task);
+                    return;
+                }
+                worker.lock.unlock();
+                if (liveWorkers.get() == 0) {
+                    throw new RejectedExecutionException(this + " is closed: all its workers have stopped");
+                }
+            }
+        }
+    }
+
+    /**
+     * close() is marl's destructor: it waits until every thread bound to this scheduler has called
+     * {@link #unbind()}, then lets every worker finish its queued tasks and blocked fibers (which may
+     * enqueue further tasks) and waits for the worker threads to end. New tasks from other threads
+     * are rejected from the moment close() begins. Calling close() again has no further effect.
+     *
+     * @throws IllegalStateException if called from a thread bound to this scheduler or from one of
+     *     its tasks, which would deadlock
+     */
+    @Override
+    public void close() {
+        Worker current = Worker.current();
+        if (current != null && current.scheduler == this) {
+            throw new IllegalStateException(current.mode == Worker.Mode.MULTI_THREADED
+                    ? "close() called from a task of " + this + ": it would wait for itself; close from another thread"
+                    : "close() called from a thread still bound to " + this + ": call unbind() first");
+        }
+        boundLock.lock();
+        try {
+            closing = true;
+            while (!boundWorkers.isEmpty()) {
+                allUnbound.awaitUninterruptibly();
+            }
+        } finally {
+            boundLock.unlock();
+        }
+        for (Worker worker : workers) {
+            worker.requestStop();
+        }
+        boolean interrupted = false;
+        for (Worker worker : workers) {
+            while (true) {
+                try {
+                    worker.thread().join();
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    // ---------------------------------------------------------------- called by workers
+
+    void onBeginSpinning(int workerId) {
+        spinningWorkers.set(nextSpinningWorkerIdx.getAndIncrement() & (SPINNING_WORKER_SLOTS - 1), workerId);
+    }
+
+    /** steal(thief, random) tries to take a task from one randomly chosen other worker. */
+    Task steal(Worker thief, long random) {
+        Worker victim = workers[(int) ((random & Long.MAX_VALUE) % workers.length)];
+        return victim == thief ? null : victim.steal();
+    }
+
+    void onWorkerStopped() {
+        liveWorkers.decrementAndGet();
+    }
+
+    void initializeWorkerThread(int workerId) {
+        if (config.workerThreadInitializer != null) {
+            try {
+                config.workerThreadInitializer.accept(workerId);
+            } catch (Throwable t) {
+                reportUncaught(t);
+            }
+        }
+    }
+
+    /** reportUncaught(t) hands a task's exception to the configured handler; the worker keeps running. */
+    void reportUncaught(Throwable t) {
+        Thread thread = Thread.currentThread();
+        Thread.UncaughtExceptionHandler handler = config.uncaughtExceptionHandler != null
+                ? config.uncaughtExceptionHandler
+                : thread.getUncaughtExceptionHandler();
+        try {
+            handler.uncaughtException(thread, t);
+        } catch (Throwable ignored) {
+            // A failing handler must not take the worker down with it.
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Scheduler@" + Integer.toHexString(System.identityHashCode(this))
+                + "[workers=" + workers.length + (closing ? ", closed" : "") + "]";
+    }
+
+    /**
+     * Config holds a scheduler's settings; setters return {@code this} for chaining. A scheduler
+     * copies its config when it is constructed.
+     *
+     * <p>marl's fiber stack size and allocator have no equivalent here: a fiber's frames live on its
+     * worker thread's stack while it runs and move to the heap, at their real size, when it
+     * suspends.
+     */
+    public static final class Config {
+        private int workerThreadCount;
+        private IntConsumer workerThreadInitializer;
+        private Duration spinDuration = Duration.ofMillis(1);
+        private Thread.UncaughtExceptionHandler uncaughtExceptionHandler;
+        private String threadNamePrefix = "marl-worker-";
+
+        /** Config() creates a config with zero worker threads: tasks run only on bound threads. */
+        public Config() {}
+
+        /** allCores() is a config with one worker thread per available processor. */
+        public static Config allCores() {
+            return new Config().setWorkerThreadCount(Runtime.getRuntime().availableProcessors());
+        }
+
+        /** setWorkerThreadCount(count) sets the number of worker threads, 0 to {@value #MAX_WORKER_THREADS}. */
+        public Config setWorkerThreadCount(int count) {
+            if (count < 0 || count > MAX_WORKER_THREADS) {
+                throw new IllegalArgumentException("worker thread count must be between 0 and "
+                        + MAX_WORKER_THREADS + ", was " + count);
+            }
+            this.workerThreadCount = count;
+            return this;
+        }
+
+        /**
+         * setWorkerThreadInitializer(initializer) sets code run first on each worker thread, given
+         * the worker's id (0 to count-1). If it throws, the exception is reported to the uncaught
+         * exception handler and the worker starts anyway.
+         */
+        public Config setWorkerThreadInitializer(IntConsumer initializer) {
+            this.workerThreadInitializer = Objects.requireNonNull(initializer, "initializer must not be null");
+            return this;
+        }
+
+        /**
+         * setSpinDuration(duration) sets how long an idle worker thread spins, looking for and
+         * stealing work, before it sleeps (marl: 1 ms). Zero disables spinning and stealing.
+         */
+        public Config setSpinDuration(Duration duration) {
+            Objects.requireNonNull(duration, "spin duration must not be null");
+            if (duration.isNegative() || duration.compareTo(Duration.ofSeconds(1)) > 0) {
+                throw new IllegalArgumentException("spin duration must be between 0 and 1 second, was " + duration);
+            }
+            this.spinDuration = duration;
+            return this;
+        }
+
+        /**
+         * setUncaughtExceptionHandler(handler) sets who hears about tasks that throw. By default, the
+         * uncaught-exception handler of the thread the task ran on. The worker keeps running either way.
+         */
+        public Config setUncaughtExceptionHandler(Thread.UncaughtExceptionHandler handler) {
+            this.uncaughtExceptionHandler = Objects.requireNonNull(handler, "handler must not be null");
+            return this;
+        }
+
+        /** setThreadNamePrefix(prefix) names worker threads prefix + id (default {@code "marl-worker-"}). */
+        public Config setThreadNamePrefix(String prefix) {
+            this.threadNamePrefix = Objects.requireNonNull(prefix, "thread name prefix must not be null");
+            return this;
+        }
+
+        public int getWorkerThreadCount() {
+            return workerThreadCount;
+        }
+
+        public Duration getSpinDuration() {
+            return spinDuration;
+        }
+
+        public String getThreadNamePrefix() {
+            return threadNamePrefix;
+        }
+
+        Config copy() {
+            Config c = new Config();
+            c.workerThreadCount = workerThreadCount;
+            c.workerThreadInitializer = workerThreadInitializer;
+            c.spinDuration = spinDuration;
+            c.uncaughtExceptionHandler = uncaughtExceptionHandler;
+            c.threadNamePrefix = threadNamePrefix;
+            return c;
+        }
+    }
+}

@@ -1,0 +1,58 @@
+package org.marl4j;
+
+import java.util.Objects;
+
+/**
+ * A Task is a unit of work for a {@link Scheduler}: a {@link Runnable} plus scheduling flags.
+ *
+ * <pre>{@code
+ * scheduler.enqueue(new Task(() -> render(tile)));
+ * scheduler.enqueue(new Task(this::flush, Task.Flag.SAME_THREAD));  // stays on this worker
+ * }</pre>
+ *
+ * <p>A task runs inline on a worker's current fiber: one that never blocks costs no fiber switch.
+ * A task that blocks on a marl4j primitive suspends its fiber and the worker carries on with other
+ * work. A task that throws is reported to the scheduler's uncaught-exception handler.
+ */
+public final class Task implements Runnable {
+    /** Flags that change where a task may run. */
+    public enum Flag {
+        /**
+         * SAME_THREAD keeps the task on the worker of the thread that enqueues it: it is never
+         * handed to another worker nor stolen. Only a thread bound to the scheduler, or one of its
+         * worker threads, may enqueue such a task.
+         */
+        SAME_THREAD
+    }
+
+    private final Runnable body;
+    private final boolean sameThread;
+
+    /** Task(body) creates a task with no flags. */
+    public Task(Runnable body) {
+        this.body = Objects.requireNonNull(body, "task body must not be null");
+        this.sameThread = false;
+    }
+
+    /** Task(body, flag) creates a task with the given flag. */
+    public Task(Runnable body, Flag flag) {
+        this.body = Objects.requireNonNull(body, "task body must not be null");
+        this.sameThread = Objects.requireNonNull(flag, "task flag must not be null") == Flag.SAME_THREAD;
+    }
+
+    /** is(flag) returns true if this task was created with {@code flag}. */
+    public boolean is(Flag flag) {
+        return flag == Flag.SAME_THREAD && sameThread;
+    }
+
+    /** run() runs the task's body on the calling thread. */
+    @Override
+    public void run() {
+        body.run();
+    }
+
+    @Override
+    public String toString() {
+        return "Task[" + body + (sameThread ? ", SAME_THREAD]" : "]");
+    }
+}

@@ -1,0 +1,130 @@
+package org.marl4j;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * WaitGroup is a synchronization primitive that holds an internal counter, incremented by
+ * {@link #add}, decremented by {@link #done}; {@link #await} blocks until the counter reaches zero.
+ * On a fiber, waiting suspends only the fiber; on a plain thread it blocks the thread.
+ *
+ * <pre>{@code
+ * WaitGroup wg = new WaitGroup(tasks.size());
+ * for (Runnable task : tasks) {
+ *     Marl.schedule(() -> { task.run(); wg.done(); });
+ * }
+ * wg.await();
+ * }</pre>
+ */
+public final class WaitGroup {
+    private final AtomicInteger count;
+    private final ReentrantLock lock = new ReentrantLock();
+    /** Guarded by lock. */
+    private final WaitQueue waiters = new WaitQueue();
+
+    /** WaitGroup() creates a wait group with a count of zero. */
+    public WaitGroup() {
+        this(0);
+    }
+
+    /** WaitGroup(initialCount) creates a wait group with the given count. */
+    public WaitGroup(int initialCount) {
+        if (initialCount < 0) {
+            throw new IllegalArgumentException("initial count must not be negative, was " + initialCount);
+        }
+        count = new AtomicInteger(initialCount);
+    }
+
+    /** add() increments the count by one. */
+    public void add() {
+        add(1);
+    }
+
+    /**
+     * add(delta) increments the count by {@code delta}.
+     *
+     * @throws IllegalArgumentException if delta is negative (use {@link #done()})
+     * @throws IllegalStateException if the count would overflow
+     */
+    public void add(int delta) {
+        if (delta < 0) {
+            throw new IllegalArgumentException("add() takes a non-negative delta, was " + delta + ": call done() to decrement");
+        }
+        int previous = count.getAndAdd(delta);
+        if (previous + delta < 0) {
+            count.getAndAdd(-delta);
+            throw new IllegalStateException("WaitGroup count overflows int: " + previous + " + " + delta);
+        }
+    }
+
+    /**
+     * done() decrements the count, waking every waiter if it reaches zero. Returns true if it did.
+     *
+     * @throws IllegalStateException if the count is already zero: done() was called more times than add()
+     */
+    public boolean done() {
+        int c;
+        do {
+            c = count.get();
+            if (c == 0) {
+                throw new IllegalStateException("WaitGroup.done() called more times than the count added "
+                        + "(the count is already zero): match each done() with one add()");
+            }
+        } while (!count.compareAndSet(c, c - 1));
+        if (c != 1) {
+            return false;
+        }
+        Waiter first;
+        lock.lock();
+        try {
+            first = waiters.pollAll();
+        } finally {
+            lock.unlock();
+        }
+        WaitQueue.wakeChain(first);
+        return true;
+    }
+
+    /** count() returns the current count. */
+    public int count() {
+        return count.get();
+    }
+
+    /** await() blocks until the count is zero. */
+    public void await() {
+        await(false, 0);
+    }
+
+    /** await(timeout) blocks until the count is zero or the timeout passes; returns false on timeout. */
+    public boolean await(Duration timeout) {
+        return await(true, Fiber.deadlineAfter(timeout));
+    }
+
+    private boolean await(boolean timed, long deadline) {
+        if (count.get() == 0) {
+            return true;
+        }
+        lock.lock();
+        try {
+            while (count.get() != 0) {
+                if (timed && deadline - System.nanoTime() <= 0) {
+                    return false;
+                }
+                Waiter waiter = Waiter.forCurrent();
+                waiters.add(waiter);
+                if (!waiter.await(lock, timed, deadline)) {
+                    waiters.remove(waiter);
+                }
+            }
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "WaitGroup[count=" + count.get() + "]";
+    }
+}

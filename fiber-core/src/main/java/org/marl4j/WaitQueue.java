@@ -1,0 +1,88 @@
+package org.marl4j;
+
+/**
+ * A FIFO of {@link Waiter}s, linked through the waiters themselves so a waiter that times out
+ * unlinks itself in O(1). Not thread-safe: each primitive guards its queue with its own lock.
+ */
+final class WaitQueue {
+    private Waiter head;
+    private Waiter tail;
+    private int size;
+
+    boolean isEmpty() {
+        return head == null;
+    }
+
+    int size() {
+        return size;
+    }
+
+    void add(Waiter waiter) {
+        assert !waiter.queued;
+        waiter.queued = true;
+        waiter.prev = tail;
+        waiter.next = null;
+        if (tail == null) {
+            head = waiter;
+        } else {
+            tail.next = waiter;
+        }
+        tail = waiter;
+        size++;
+    }
+
+    /** remove(waiter) unlinks the waiter if it is still queued; returns whether it was. */
+    boolean remove(Waiter waiter) {
+        if (!waiter.queued) {
+            return false;
+        }
+        waiter.queued = false;
+        if (waiter.prev == null) {
+            head = waiter.next;
+        } else {
+            waiter.prev.next = waiter.next;
+        }
+        if (waiter.next == null) {
+            tail = waiter.prev;
+        } else {
+            waiter.next.prev = waiter.prev;
+        }
+        waiter.prev = null;
+        waiter.next = null;
+        size--;
+        return true;
+    }
+
+    /** poll() unlinks and returns the oldest waiter, or null. */
+    Waiter poll() {
+        Waiter first = head;
+        if (first != null) {
+            remove(first);
+        }
+        return first;
+    }
+
+    /** pollAll() unlinks every waiter and returns the first of them, still chained through {@code next}. */
+    Waiter pollAll() {
+        Waiter first = head;
+        for (Waiter w = first; w != null; w = w.next) {
+            w.queued = false;
+        }
+        head = null;
+        tail = null;
+        size = 0;
+        return first;
+    }
+
+    /** wakeChain(first) wakes every waiter of a chain returned by pollAll(); call without the lock. */
+    static void wakeChain(Waiter first) {
+        Waiter w = first;
+        while (w != null) {
+            Waiter next = w.next;
+            w.prev = null;
+            w.next = null;
+            w.wake();
+            w = next;
+        }
+    }
+}

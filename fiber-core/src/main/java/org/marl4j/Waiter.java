@@ -1,0 +1,83 @@
+package org.marl4j;
+
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * One wait on a marl4j primitive by a fiber or, off the scheduler, by a plain thread: the node the
+ * primitives keep in their {@link WaitQueue}s.
+ *
+ * <p>{@link #wake()} sets {@link #notified} before it wakes the fiber or unparks the thread, and a
+ * fiber checks the flag under its worker's lock before it suspends ({@link Worker#park}), so a
+ * notification can never fall between a waiter's enqueue and its suspend.
+ */
+final class Waiter {
+    /** The waiting fiber, or null when a plain thread waits. */
+    private final Fiber fiber;
+    private final Thread thread;
+    volatile boolean notified;
+
+    // WaitQueue links, guarded by the owning primitive's lock.
+    Waiter prev;
+    Waiter next;
+    boolean queued;
+
+    private Waiter(Fiber fiber, Thread thread) {
+        this.fiber = fiber;
+        this.thread = thread;
+    }
+
+    /** forCurrent() creates a waiter for the calling fiber, or for the calling thread if it is on none. */
+    static Waiter forCurrent() {
+        Fiber fiber = Fiber.current();
+        return fiber != null ? new Waiter(fiber, null) : new Waiter(null, Thread.currentThread());
+    }
+
+    /** owner() is what owns a lock taken by this waiter's caller: its fiber, or its thread. */
+    static Object currentOwner() {
+        Fiber fiber = Fiber.current();
+        return fiber != null ? fiber : Thread.currentThread();
+    }
+
+    void wake() {
+        notified = true;
+        if (fiber != null) {
+            fiber.wake();
+        } else {
+            LockSupport.unpark(thread);
+        }
+    }
+
+    /**
+     * await() releases {@code lock}, waits until woken or the deadline, and takes {@code lock} again.
+     * Returns whether it was notified. Called with {@code lock} held, by the waiter's own fiber or thread.
+     */
+    boolean await(Lock lock, boolean timed, long deadline) {
+        if (fiber != null) {
+            fiber.worker.park(fiber, lock, this, timed, deadline);
+            return notified;
+        }
+        lock.unlock();
+        boolean interrupted = false;
+        try {
+            while (!notified) {
+                if (timed) {
+                    long nanos = deadline - System.nanoTime();
+                    if (nanos <= 0) {
+                        break;
+                    }
+                    LockSupport.parkNanos(this, nanos);
+                } else {
+                    LockSupport.park(this);
+                }
+                interrupted |= Thread.interrupted();
+            }
+        } finally {
+            lock.lock();
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        return notified;
+    }
+}

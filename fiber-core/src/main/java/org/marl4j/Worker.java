@@ -1,0 +1,616 @@
+package org.marl4j;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.ArrayDeque;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.locks.Condition;
+import java.util.function.BooleanSupplier;
+import java.util.concurrent.locks.Lock;
+
+/**
+ * A Worker runs tasks and fibers on one thread: marl's {@code Scheduler::Worker}.
+ *
+ * <h2>Implementation overview</h2>
+ *
+ * <p><b>Modes.</b> A multi-threaded worker (MTW) owns a {@link WorkerThread}. A single-threaded
+ * worker (STW) is created by {@link Scheduler#bind()} for the calling thread; its tasks run only
+ * when that thread blocks on a marl4j primitive, and at {@link Scheduler#unbind()}.
+ *
+ * <p><b>Queues</b> (marl's {@code Worker::Work}), all guarded by {@link #lock}: {@code tasks}, new
+ * work in FIFO order; {@code fibers}, fibers woken and ready to resume; {@code waiting}, fibers
+ * suspended with a deadline; {@code idleFibers}, fibers with nothing to do, kept for reuse. {@code
+ * num} is {@code tasks.size() + fibers.size()}; it is written under the lock and read without it by
+ * a spinning worker and by thieves.
+ *
+ * <p><b>Fibers and the trampoline.</b> Loom continuations are asymmetric: a yield returns to
+ * whoever resumed. So the worker thread's own stack is the "main fiber" and acts as trampoline
+ * ({@link #trampoline()}): it picks the next fiber and resumes it; a fiber that suspends yields
+ * back to it. Every continuation fiber runs the worker loop ({@link #runUntilShutdown}); tasks run
+ * inline on whichever fiber is running that loop, so a task that never blocks costs no switch. On
+ * an MTW the trampoline is the thread's whole body. On an STW the main fiber is the application's
+ * own stack: when it blocks, it runs the trampoline in place until it is itself woken.
+ *
+ * <p><b>Lock hand-off.</b> As in marl, {@code lock} is held across fiber switches: a suspending
+ * fiber yields with it held and the fiber resumed next continues holding it. This is what makes
+ * marl's lost-wake-up protocol work: a waiter takes the worker lock before it releases the user's
+ * lock, and a waker needs the worker lock, so it can only see the waiter once it is fully
+ * suspended. Waking a RUNNING or QUEUED fiber does nothing.
+ *
+ * <p><b>Spinning and stealing</b> (marl's {@code spinForWork}). An MTW out of work first spins for
+ * the configured duration, checking {@code num} and trying to steal a task (never a fiber: fibers
+ * stay on their worker's thread) from a random worker, then waits on {@code added}, which enqueuers
+ * signal only while {@code notifyAdded} says the worker sleeps. A spinning worker advertises itself
+ * in the scheduler's spinning-workers ring, which {@link Scheduler#enqueue} prefers.
+ *
+ * <p><b>Shutdown.</b> A worker runs until it is told to shut down and has no tasks, no ready fibers
+ * and no blocked fibers; then it marks itself {@code stopped} under the lock, so enqueuers move on.
+ *
+ * <p><b>Pinning.</b> If the JVM cannot yield a fiber (a native frame or class initializer on its
+ * stack), the fiber blocks the worker thread for that one wait ({@link #blockPinned}).
+ */
+final class Worker {
+    enum Mode { MULTI_THREADED, SINGLE_THREADED }
+
+    /** The worker of the current thread when it is a bound (single-threaded worker) thread. */
+    private static final ThreadLocal<Worker> BOUND = new ThreadLocal<>();
+
+    private static final VarHandle NUM;
+
+    static {
+        try {
+            NUM = MethodHandles.lookup().findVarHandle(Worker.class, "num", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /**
+     * How many times a spinning worker polls {@code num} between steal attempts. marl picked 256
+     * polls of 30 nops each empirically; one {@link Thread#onSpinWait()} is a PAUSE of ~40 cycles on
+     * recent x86, so 256 polls of one each keep roughly marl's cadence.
+     */
+    private static final int SPIN_POLLS_PER_STEAL = 256;
+
+    final Scheduler scheduler;
+    final int id;
+    final Mode mode;
+    final WorkerLock lock = new WorkerLock();
+    private final Condition added = lock.newCondition();
+    private final long spinNanos;
+    private final boolean checkLocks;
+
+    // Guarded by lock.
+    private final ArrayDeque<Task> tasks = new ArrayDeque<>();
+    private final ArrayDeque<Fiber> fibers = new ArrayDeque<>();
+    private final WaitingFibers waiting = new WaitingFibers();
+    private final ArrayDeque<Fiber> idleFibers = new ArrayDeque<>();
+    private boolean notifyAdded;
+    private boolean shutdown;
+    private int numBlockedFibers;
+    private int fibersCreated;
+    /** Set once the worker has drained and stopped; enqueuers then pick another worker. */
+    boolean stopped;
+
+    /** tasks.size() + fibers.size(): written with lock held, read without it by spinners and thieves. */
+    @SuppressWarnings("unused") // accessed through NUM
+    private volatile int num;
+
+    // Touched only by this worker's thread.
+    /** The fiber running on this worker's thread; the main fiber when the trampoline runs. */
+    Fiber current;
+    Fiber main;
+    private long rng;
+    private Thread thread;
+
+    Worker(Scheduler scheduler, int id, Mode mode) {
+        this.scheduler = scheduler;
+        this.id = id;
+        this.mode = mode;
+        this.spinNanos = scheduler.spinNanos;
+        this.checkLocks = scheduler.checkLocks;
+        this.rng = 0x9E3779B97F4A7C15L * (id + 2);
+    }
+
+    /** current() is the worker of the calling thread, or null if the thread is neither bound nor a worker. */
+    static Worker current() {
+        return Thread.currentThread() instanceof WorkerThread t ? t.worker : BOUND.get();
+    }
+
+    // ---------------------------------------------------------------- life cycle
+
+    /** bindToCurrentThread() makes this single-threaded worker the calling thread's worker. */
+    void bindToCurrentThread() {
+        main = Fiber.main(this);
+        current = main;
+        BOUND.set(this);
+    }
+
+    /**
+     * stopSingleThreaded() is unbind(): runs every task and blocked fiber of this bound worker to
+     * completion on the calling (bound) thread, then detaches the worker from it.
+     */
+    void stopSingleThreaded() {
+        lock.lock();
+        try {
+            shutdown = true;
+            runUntilShutdown(main);
+            stopped = true;
+        } finally {
+            lock.unlock();
+            BOUND.remove();
+        }
+    }
+
+    /** start(name) starts a multi-threaded worker's thread. */
+    void start(String name) {
+        thread = new WorkerThread(this, name, this::runThread);
+        thread.start();
+    }
+
+    Thread thread() {
+        return thread;
+    }
+
+    /** runThread() is the body of a multi-threaded worker's thread. */
+    void runThread() {
+        main = Fiber.main(this);
+        current = main;
+        scheduler.initializeWorkerThread(id);
+        lock.lock();
+        try {
+            // Start with a plain wait rather than a spin, as marl does: a new thread has no work.
+            notifyAdded = true;
+            while (numPlain() == 0 && !shutdown) {
+                added.awaitUninterruptibly();
+            }
+            notifyAdded = false;
+            trampoline();
+        } finally {
+            stopped = true;
+            lock.unlock();
+            scheduler.onWorkerStopped();
+        }
+    }
+
+    /** requestStop() tells a multi-threaded worker to stop once it has drained. */
+    void requestStop() {
+        lock.lock();
+        try {
+            shutdown = true;
+            if (notifyAdded) {
+                added.signal();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    // ---------------------------------------------------------------- enqueue, steal, wake
+
+    /** enqueue(task) adds a task to this worker. Rejected only if the worker has stopped. */
+    void enqueue(Task task) {
+        lock.lock();
+        if (stopped) {
+            lock.unlock();
+            throw new RejectedExecutionException("worker " + id + " of " + scheduler + " has stopped");
+        }
+        enqueueAndUnlock(task);
+    }
+
+    /** enqueueAndUnlock(task): called with lock held and the worker not stopped; releases lock. */
+    void enqueueAndUnlock(Task task) {
+        tasks.addLast(task);
+        incNum();
+        if (notifyAdded) {
+            added.signal();
+        }
+        lock.unlock();
+    }
+
+    /** steal() takes the oldest task from this worker for a spinning thief, or returns null. */
+    Task steal() {
+        if (numAcquire() == 0 || !lock.tryLock()) {
+            return null;
+        }
+        try {
+            Task task = tasks.peekFirst();
+            if (task == null || task.is(Task.Flag.SAME_THREAD)) {
+                return null;
+            }
+            tasks.pollFirst();
+            decNum();
+            return task;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** wake(fiber) is marl's Worker::enqueue(Fiber*): queues a suspended fiber to resume. */
+    void wake(Fiber fiber) {
+        lock.lock();
+        try {
+            switch (fiber.state) {
+                case RUNNING, QUEUED, IDLE:
+                    return; // running, already woken, or not waiting for anything
+                case WAITING:
+                    waiting.remove(fiber);
+                    break;
+                case YIELDED:
+                    break;
+            }
+            fiber.state = Fiber.State.QUEUED;
+            fibers.addLast(fiber);
+            incNum();
+            if (notifyAdded) {
+                added.signal();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    // ---------------------------------------------------------------- waiting on a fiber
+
+    /**
+     * await() is marl's Worker::wait: suspends {@code fiber} (the current one) until {@code pred},
+     * checked with {@code userLock} held, is true or the deadline passes. Called and returns with
+     * userLock held. Returns the last value of pred.
+     */
+    boolean await(Fiber fiber, Lock userLock, boolean timed, long deadline, BooleanSupplier pred) {
+        while (!pred.getAsBoolean()) {
+            if (timed && deadline - System.nanoTime() <= 0) {
+                return false;
+            }
+            lock.lock();
+            // Order matters: with the worker lock taken before the user lock is released, a
+            // waker (who needs the worker lock) cannot see this fiber until it is suspended.
+            userLock.unlock();
+            try {
+                suspendChecked(fiber, timed, deadline);
+            } finally {
+                lock.unlock();
+                userLock.lock();
+            }
+        }
+        return true;
+    }
+
+    /**
+     * park() suspends {@code fiber} (the current one) unless {@code waiter} has already been
+     * notified, releasing userLock meanwhile. The waiter's flag is set before its fiber is woken, so
+     * a notification that races with this call is seen here or wakes the suspended fiber.
+     */
+    void park(Fiber fiber, Lock userLock, Waiter waiter, boolean timed, long deadline) {
+        lock.lock();
+        userLock.unlock();
+        try {
+            if (!waiter.notified) {
+                suspendChecked(fiber, timed, deadline);
+            }
+        } finally {
+            lock.unlock();
+            userLock.lock();
+        }
+    }
+
+    /** sleep(fiber, deadline) suspends the current fiber until the deadline has passed. */
+    void sleep(Fiber fiber, long deadline) {
+        lock.lock();
+        try {
+            while (deadline - System.nanoTime() > 0) {
+                suspendChecked(fiber, true, deadline);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * yieldFiber(fiber) lets every task and fiber already queued on this worker start before the
+     * current fiber continues: it queues a task that wakes the fiber, then suspends.
+     */
+    void yieldFiber(Fiber fiber) {
+        lock.lock();
+        try {
+            if (!waiting.isEmpty()) {
+                enqueueFiberTimeouts(System.nanoTime());
+            }
+            if (numPlain() == 0) {
+                return;
+            }
+            tasks.addLast(new Task(fiber::wake, Task.Flag.SAME_THREAD));
+            incNum();
+            suspendChecked(fiber, false, 0);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void suspendChecked(Fiber fiber, boolean timed, long deadline) {
+        if (fiber != current) {
+            throw new IllegalStateException(fiber + " is not the fiber running on this thread ("
+                    + current + "): only a fiber can suspend itself");
+        }
+        if (checkLocks) {
+            LockCheck.verify();
+        }
+        suspend(fiber, timed, deadline);
+    }
+
+    /**
+     * suspend() is marl's Worker::suspend. Called with lock held on the current fiber; returns with
+     * lock held once the fiber has been woken or its deadline has passed.
+     */
+    private void suspend(Fiber fiber, boolean timed, long deadline) {
+        assert fiber.state == Fiber.State.RUNNING : fiber;
+        if (timed) {
+            fiber.state = Fiber.State.WAITING;
+            waiting.add(fiber, deadline);
+        } else {
+            fiber.state = Fiber.State.YIELDED;
+        }
+        numBlockedFibers++;
+        if (fiber == main) {
+            trampoline();
+        } else if (!FiberContinuation.suspend()) {
+            blockPinned(fiber);
+        }
+        numBlockedFibers--;
+        fiber.state = Fiber.State.RUNNING;
+    }
+
+    // ---------------------------------------------------------------- running
+
+    /**
+     * trampoline() runs fibers on the thread's own stack until the main fiber is picked to run
+     * (single-threaded worker) or the worker has shut down (multi-threaded worker). Called on the
+     * main fiber with lock held; the lock stays held across each fiber's run.
+     */
+    private void trampoline() {
+        while (true) {
+            Fiber next = pickNext();
+            if (next == main) {
+                current = main;
+                return;
+            }
+            current = next;
+            next.continuation.resume();
+            current = main;
+            if (next.continuation.finished() && mode == Mode.MULTI_THREADED) {
+                return; // the loop ended: shutdown, with nothing queued and nothing blocked
+            }
+        }
+    }
+
+    /**
+     * pickNext() waits for work, then chooses the fiber to run: a woken fiber, else an idle one to
+     * run tasks, else a new one. Called with lock held.
+     */
+    private Fiber pickNext() {
+        waitForWork();
+        Fiber next = fibers.pollFirst();
+        if (next != null) {
+            decNum();
+            return next;
+        }
+        next = idleFibers.pollFirst();
+        return next != null ? next : newFiber();
+    }
+
+    private Fiber newFiber() {
+        Fiber fiber = Fiber.create(this, ++fibersCreated);
+        fiber.continuation = new FiberContinuation(() -> runFiber(fiber));
+        return fiber;
+    }
+
+    /** runFiber() is the body of every continuation fiber; entered with lock held. */
+    private void runFiber(Fiber self) {
+        self.state = Fiber.State.RUNNING;
+        runUntilShutdown(self);
+    }
+
+    private void runUntilShutdown(Fiber self) {
+        while (!shutdown || numPlain() > 0 || numBlockedFibers > 0) {
+            waitForWork();
+            runUntilIdle(self);
+        }
+    }
+
+    /**
+     * runUntilIdle() resumes ready fibers before starting new tasks, and runs tasks inline on
+     * {@code self}. Called with lock held; releases it while a task runs.
+     */
+    private void runUntilIdle(Fiber self) {
+        while (numPlain() > 0) {
+            if (!fibers.isEmpty()) {
+                // Park this fiber as idle and let the trampoline resume the ready one.
+                self.state = Fiber.State.IDLE;
+                idleFibers.addFirst(self);
+                switchToTrampoline(self);
+                self.state = Fiber.State.RUNNING;
+                continue;
+            }
+            Task task = tasks.pollFirst();
+            decNum();
+            lock.unlock();
+            try {
+                runTask(task);
+            } finally {
+                lock.lock();
+            }
+        }
+    }
+
+    private void switchToTrampoline(Fiber self) {
+        if (self == main) {
+            trampoline();
+        } else if (!FiberContinuation.suspend()) {
+            // The worker loop's own frames never pin; reaching here is a bug in marl4j.
+            throw new IllegalStateException("marl4j internal error: the worker loop of " + self + " is pinned");
+        }
+    }
+
+    private void runTask(Task task) {
+        try {
+            task.run();
+        } catch (Throwable t) {
+            scheduler.reportUncaught(t);
+        }
+    }
+
+    /**
+     * waitForWork() returns once there is a task or ready fiber, or the worker may stop. An MTW
+     * spins first. Called with lock held; may release it while spinning or sleeping.
+     */
+    private void waitForWork() {
+        if (!waiting.isEmpty()) {
+            enqueueFiberTimeouts(System.nanoTime());
+        }
+        if (numPlain() > 0) {
+            return;
+        }
+        if (mode == Mode.MULTI_THREADED && spinNanos > 0) {
+            long spinUntil = System.nanoTime() + spinNanos;
+            if (!waiting.isEmpty() && waiting.nextDeadline() - spinUntil < 0) {
+                spinUntil = waiting.nextDeadline();
+            }
+            scheduler.onBeginSpinning(id);
+            lock.unlock();
+            Task stolen;
+            try {
+                stolen = spinForWork(spinUntil);
+            } finally {
+                lock.lock();
+            }
+            if (stolen != null) {
+                tasks.addLast(stolen);
+                incNum();
+                return;
+            }
+        }
+        sleepUntilWork();
+        if (!waiting.isEmpty()) {
+            enqueueFiberTimeouts(System.nanoTime());
+        }
+    }
+
+    private void sleepUntilWork() {
+        boolean interrupted = false;
+        notifyAdded = true;
+        while (numPlain() == 0 && !(shutdown && numBlockedFibers == 0)) {
+            try {
+                if (waiting.isEmpty()) {
+                    added.await();
+                } else {
+                    long nanos = waiting.nextDeadline() - System.nanoTime();
+                    if (nanos > 0) {
+                        added.awaitNanos(nanos);
+                    }
+                    enqueueFiberTimeouts(System.nanoTime());
+                }
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        notifyAdded = false;
+        restoreInterrupt(interrupted);
+    }
+
+    /** spinForWork() is called without the lock; returns a stolen task, or null when work arrived or time is up. */
+    private Task spinForWork(long spinUntil) {
+        do {
+            for (int i = 0; i < SPIN_POLLS_PER_STEAL; i++) {
+                Thread.onSpinWait();
+                if (numAcquire() > 0) {
+                    return null;
+                }
+            }
+            Task stolen = scheduler.steal(this, nextRandom());
+            if (stolen != null) {
+                return stolen;
+            }
+            Thread.yield();
+        } while (System.nanoTime() - spinUntil < 0);
+        return null;
+    }
+
+    /**
+     * blockPinned() is the fallback when the JVM pinned the fiber: it blocks this worker's thread
+     * until the fiber is woken or its deadline passes. Called with lock held.
+     */
+    private void blockPinned(Fiber fiber) {
+        boolean interrupted = false;
+        boolean notify = notifyAdded;
+        notifyAdded = true;
+        while (fiber.state != Fiber.State.QUEUED) {
+            try {
+                if (fiber.state == Fiber.State.WAITING) {
+                    long nanos = fiber.deadline - System.nanoTime();
+                    if (nanos > 0) {
+                        added.awaitNanos(nanos);
+                    }
+                    enqueueFiberTimeouts(System.nanoTime());
+                } else {
+                    added.await();
+                }
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        notifyAdded = notify;
+        fibers.remove(fiber);
+        decNum();
+        restoreInterrupt(interrupted);
+    }
+
+    /** Worker threads ignore interrupts (fibers share the thread); a bound thread keeps its status. */
+    private void restoreInterrupt(boolean interrupted) {
+        if (interrupted && mode == Mode.SINGLE_THREADED) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void enqueueFiberTimeouts(long now) {
+        Fiber fiber;
+        while ((fiber = waiting.pollExpired(now)) != null) {
+            assert fiber.state == Fiber.State.WAITING : fiber;
+            fiber.state = Fiber.State.QUEUED;
+            fibers.addLast(fiber);
+            incNum();
+        }
+    }
+
+    // ---------------------------------------------------------------- helpers
+
+    private long nextRandom() {
+        long x = rng;
+        x ^= x << 13;
+        x ^= x >>> 7;
+        x ^= x << 17;
+        rng = x;
+        return x;
+    }
+
+    /** numPlain() reads num; called with lock held, where the lock orders it. */
+    private int numPlain() {
+        return (int) NUM.get(this);
+    }
+
+    private int numAcquire() {
+        return (int) NUM.getAcquire(this);
+    }
+
+    private void incNum() {
+        NUM.setRelease(this, (int) NUM.get(this) + 1);
+    }
+
+    private void decNum() {
+        NUM.setRelease(this, (int) NUM.get(this) - 1);
+    }
+
+    @Override
+    public String toString() {
+        return (mode == Mode.MULTI_THREADED ? "worker " + id : "bound worker") + " of " + scheduler;
+    }
+}
