@@ -100,13 +100,18 @@ public final class ConditionVariable {
             } finally {
                 guard.unlock();
             }
-            if (!waiter.await(lock, timed, deadline)) {
-                guard.lock();
-                try {
-                    waiters.remove(waiter);
-                    numWaiting = waiters.size();
-                } finally {
-                    guard.unlock();
+            boolean notified = false;
+            try {
+                notified = waiter.await(lock, timed, deadline);
+            } finally {
+                if (!notified) {
+                    guard.lock();
+                    try {
+                        waiters.remove(waiter); // timed out, woken spuriously, or the wait threw
+                        numWaiting = waiters.size();
+                    } finally {
+                        guard.unlock();
+                    }
                 }
             }
         }

@@ -170,9 +170,14 @@ public final class Mutex implements Lock {
                     numWaiting = waiters.size();
                     return false;
                 }
-                if (!waiter.await(guard, timed, deadline)) {
-                    waiters.remove(waiter);
-                    numWaiting = waiters.size();
+                boolean notified = false;
+                try {
+                    notified = waiter.await(guard, timed, deadline);
+                } finally {
+                    if (!notified) {
+                        waiters.remove(waiter); // timed out, woken spuriously, or the wait threw
+                        numWaiting = waiters.size();
+                    }
                 }
             }
         } finally {

@@ -113,8 +113,13 @@ public final class WaitGroup {
                 }
                 Waiter waiter = Waiter.forCurrent();
                 waiters.add(waiter);
-                if (!waiter.await(lock, timed, deadline)) {
-                    waiters.remove(waiter);
+                boolean notified = false;
+                try {
+                    notified = waiter.await(lock, timed, deadline);
+                } finally {
+                    if (!notified) {
+                        waiters.remove(waiter); // timed out, woken spuriously, or the wait threw
+                    }
                 }
             }
             return true;

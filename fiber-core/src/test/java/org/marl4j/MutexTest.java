@@ -1,0 +1,177 @@
+package org.marl4j;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantLock;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class MutexTest {
+
+    /** Two SAME_THREAD fibers on one thread: the second waits while the first suspends inside. */
+    private static int maxInsideOnOneThread(Lock lock) {
+        AtomicInteger inside = new AtomicInteger();
+        AtomicInteger maxInside = new AtomicInteger();
+        TestSchedulers.withBoundScheduler(1, scheduler -> {
+            WaitGroup done = new WaitGroup(1);
+            Marl.schedule(() -> {
+                WaitGroup both = new WaitGroup(2);
+                for (int i = 0; i < 2; i++) {
+                    scheduler.enqueue(new Task(() -> {
+                        lock.lock();
+                        try {
+                            maxInside.accumulateAndGet(inside.incrementAndGet(), Math::max);
+                            Fiber.sleep(Duration.ofMillis(20)); // suspends while holding the lock
+                            inside.decrementAndGet();
+                        } finally {
+                            lock.unlock();
+                        }
+                        both.done();
+                    }, Task.Flag.SAME_THREAD));
+                }
+                both.await();
+                done.done();
+            });
+            done.await();
+        });
+        return maxInside.get();
+    }
+
+    @Test
+    void excludesFibersThatShareOneThread() {
+        assertEquals(1, maxInsideOnOneThread(new Mutex()));
+    }
+
+    @Test
+    void reentrantLockDoesNotExcludeFibersThatShareOneThread() {
+        // Why Mutex exists: a ReentrantLock belongs to the thread, which both fibers run on.
+        assertEquals(2, maxInsideOnOneThread(new ReentrantLock()));
+    }
+
+    @ForEachWorkerCount
+    void guardsACounterUnderContentionFromFibersAndThreads(int workers) {
+        Mutex mutex = new Mutex();
+        int[] counter = {0};
+        int tasks = 200;
+        int increments = 50;
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
+            WaitGroup done = new WaitGroup(tasks + 2);
+            Runnable body = () -> {
+                for (int i = 0; i < increments; i++) {
+                    mutex.lock();
+                    try {
+                        int seen = counter[0];
+                        if (ThreadLocalRandom.current().nextInt(8) == 0) {
+                            Fiber.yield(); // suspend inside the critical section
+                        }
+                        counter[0] = seen + 1;
+                    } finally {
+                        mutex.unlock();
+                    }
+                }
+                done.done();
+            };
+            for (int i = 0; i < tasks; i++) {
+                Marl.schedule(body);
+            }
+            new Thread(body).start(); // plain threads contend too
+            new Thread(body).start();
+            done.await();
+        });
+        assertEquals((tasks + 2) * increments, counter[0]);
+    }
+
+    @Test
+    void isReentrantForItsOwner() {
+        Mutex mutex = new Mutex();
+        mutex.lock();
+        mutex.lock();
+        assertTrue(mutex.tryLock());
+        mutex.unlock();
+        mutex.unlock();
+        assertTrue(mutex.isHeldByCurrentFiber());
+        mutex.unlock();
+        assertFalse(mutex.isLocked());
+    }
+
+    @Test
+    void unlockByANonOwnerThrowsIllegalMonitorState() {
+        Mutex mutex = new Mutex();
+        IllegalMonitorStateException e = assertThrows(IllegalMonitorStateException.class, mutex::unlock);
+        assertTrue(e.getMessage().contains("does not own"), e.getMessage());
+        mutex.lock();
+        AtomicReference<Throwable> fromOther = new AtomicReference<>();
+        Thread other = new Thread(() -> {
+            try {
+                mutex.unlock();
+            } catch (Throwable t) {
+                fromOther.set(t);
+            }
+        });
+        other.start();
+        joinQuietly(other);
+        assertTrue(fromOther.get() instanceof IllegalMonitorStateException);
+        mutex.unlock();
+    }
+
+    @ParameterizedTest(name = "{0} worker threads")
+    @ValueSource(ints = {0, 1, 2})
+    void tryLockWithTimeoutGivesUpWhileAnotherFiberHoldsIt(int workers) {
+        Mutex mutex = new Mutex();
+        AtomicBoolean acquired = new AtomicBoolean(true);
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
+            Event held = new Event();
+            Event release = new Event();
+            WaitGroup done = new WaitGroup(2);
+            Marl.schedule(() -> {
+                mutex.lock();
+                held.signal();
+                release.await();
+                mutex.unlock();
+                done.done();
+            });
+            Marl.schedule(() -> {
+                held.await();
+                acquired.set(mutex.tryLock(Duration.ofMillis(20)));
+                release.signal();
+                assertTrue(mutex.tryLock(Duration.ofSeconds(30)), "acquired once released");
+                mutex.unlock();
+                done.done();
+            });
+            done.await();
+        });
+        assertFalse(acquired.get());
+    }
+
+    @Test
+    void lockInterruptiblyThrowsIfTheThreadIsInterrupted() {
+        Mutex mutex = new Mutex();
+        Thread.currentThread().interrupt();
+        assertThrows(InterruptedException.class, mutex::lockInterruptibly);
+        assertFalse(mutex.isLocked());
+    }
+
+    @Test
+    void newConditionPointsAtConditionVariable() {
+        UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class, new Mutex()::newCondition);
+        assertTrue(e.getMessage().contains("ConditionVariable"), e.getMessage());
+    }
+
+    private static void joinQuietly(Thread thread) {
+        try {
+            thread.join();
+        } catch (InterruptedException e) {
+            throw new AssertionError(e);
+        }
+    }
+}
