@@ -1,0 +1,232 @@
+package org.marl4j;
+
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+
+/**
+ * Ticket serially orders work that otherwise runs concurrently: marl's {@code marl::Ticket}.
+ * Tickets are taken from a {@link Queue}; the order they are taken in is the order they are
+ * called. The first ticket of a queue is called at once; each later one is called when every
+ * ticket before it is {@link #done()}.
+ *
+ * <pre>{@code
+ * Ticket.Queue queue = new Ticket.Queue();
+ * for (Chunk chunk : chunks) {
+ *     Ticket ticket = queue.take();
+ *     Marl.schedule(() -> {
+ *         Result r = compute(chunk);   // runs concurrently
+ *         ticket.await();              // waits for this ticket's turn
+ *         output.write(r);             // runs in take() order, one at a time
+ *         ticket.done();               // calls the next ticket
+ *     });
+ * }
+ * }</pre>
+ *
+ * <p>A ticket is waiting, called, or finished. Unlike marl, where dropping the last reference to a
+ * ticket finishes it, a Java ticket must be finished explicitly with {@link #done()}; a ticket that
+ * is never finished holds up every ticket after it.
+ */
+public final class Ticket {
+
+    /** Queue hands out tickets in the order they will be called. Thread-safe. */
+    public static final class Queue {
+        /** Guards every ticket's links, called flag, waiters and callbacks. */
+        private final ReentrantLock lock = new ReentrantLock();
+        /** The most recently taken unfinished ticket; guarded by lock. */
+        private Ticket tail;
+
+        /** take() returns a new ticket, behind every ticket taken before it. */
+        public Ticket take() {
+            Ticket ticket = new Ticket(this);
+            append(ticket, ticket);
+            return ticket;
+        }
+
+        /**
+         * take(count, consumer) takes {@code count} consecutive tickets, handing each to {@code
+         * consumer} in call order.
+         */
+        public void take(int count, Consumer<Ticket> consumer) {
+            if (count < 0) {
+                throw new IllegalArgumentException("ticket count must not be negative, was " + count);
+            }
+            Objects.requireNonNull(consumer, "consumer must not be null");
+            if (count == 0) {
+                return;
+            }
+            Ticket[] tickets = new Ticket[count];
+            for (int i = 0; i < count; i++) {
+                tickets[i] = new Ticket(this);
+                if (i > 0) {
+                    tickets[i - 1].next = tickets[i];
+                    tickets[i].prev = tickets[i - 1];
+                }
+            }
+            append(tickets[0], tickets[count - 1]);
+            for (Ticket ticket : tickets) {
+                consumer.accept(ticket);
+            }
+        }
+
+        /** Links the chain first..last at the back; calls first if the queue was empty. */
+        private void append(Ticket first, Ticket last) {
+            lock.lock();
+            Runnable callback = null;
+            Waiter waiters = null;
+            try {
+                first.prev = tail;
+                if (tail != null) {
+                    tail.next = first;
+                } else {
+                    callback = first.markCalled();
+                    waiters = first.waiters.pollAll();
+                }
+                tail = last;
+            } finally {
+                lock.unlock();
+            }
+            first.afterCalled(callback, waiters);
+        }
+    }
+
+    private final Queue queue;
+    private final AtomicBoolean done = new AtomicBoolean();
+    // Guarded by queue.lock.
+    private Ticket prev;
+    private Ticket next;
+    private boolean called;
+    private final WaitQueue waiters = new WaitQueue();
+    private Runnable onCall;
+    private Scheduler onCallScheduler;
+
+    private Ticket(Queue queue) {
+        this.queue = queue;
+    }
+
+    /** await() blocks until this ticket is called. */
+    public void await() {
+        queue.lock.lock();
+        try {
+            while (!called) {
+                Waiter waiter = Waiter.forCurrent();
+                waiters.add(waiter);
+                boolean notified = false;
+                try {
+                    notified = waiter.await(queue.lock, false, 0);
+                } finally {
+                    if (!notified) {
+                        waiters.remove(waiter);
+                    }
+                }
+            }
+        } finally {
+            queue.lock.unlock();
+        }
+    }
+
+    /** isCalled() returns whether this ticket has been called (it may also be done). */
+    public boolean isCalled() {
+        queue.lock.lock();
+        try {
+            return called;
+        } finally {
+            queue.lock.unlock();
+        }
+    }
+
+    /**
+     * done() finishes this ticket; if every ticket before it is finished, the next ticket is called.
+     * Calling done() again does nothing. A ticket may be finished before it is called: it then just
+     * leaves the line.
+     */
+    public void done() {
+        if (done.getAndSet(true)) {
+            return;
+        }
+        Ticket callNext = null;
+        Runnable callback = null;
+        Waiter waiters = null;
+        queue.lock.lock();
+        try {
+            if (prev == null && next != null) {
+                callNext = next;
+            }
+            if (queue.tail == this) {
+                queue.tail = prev;
+            }
+            if (prev != null) {
+                prev.next = next;
+            }
+            if (next != null) {
+                next.prev = prev;
+            }
+            prev = null;
+            next = null;
+            if (callNext != null) {
+                callback = callNext.markCalled();
+                waiters = callNext.waiters.pollAll();
+            }
+        } finally {
+            queue.lock.unlock();
+        }
+        if (callNext != null) {
+            callNext.afterCalled(callback, waiters);
+        }
+    }
+
+    /**
+     * onCall(callback) schedules {@code callback} as a task, on the scheduler bound to the calling
+     * thread, when this ticket is called (at once if it already is).
+     *
+     * @throws IllegalStateException if no scheduler is bound to the calling thread
+     */
+    public void onCall(Runnable callback) {
+        Objects.requireNonNull(callback, "callback must not be null");
+        Scheduler scheduler = Scheduler.get();
+        if (scheduler == null) {
+            throw new IllegalStateException("Ticket.onCall() schedules its callback as a task, so it needs a "
+                    + "scheduler bound to thread " + Thread.currentThread().getName() + ": call scheduler.bind() first");
+        }
+        queue.lock.lock();
+        try {
+            if (!called) {
+                Runnable previous = onCall;
+                onCall = previous == null ? callback : () -> {
+                    previous.run();
+                    callback.run();
+                };
+                onCallScheduler = scheduler;
+                return;
+            }
+        } finally {
+            queue.lock.unlock();
+        }
+        scheduler.enqueue(new Task(callback));
+    }
+
+    /** Called with queue.lock held; returns the callback to schedule, if any. */
+    private Runnable markCalled() {
+        if (called) {
+            return null;
+        }
+        called = true;
+        Runnable callback = onCall;
+        onCall = null;
+        return callback;
+    }
+
+    /** Called without the lock: wakes the waiters and schedules the callback of a just-called ticket. */
+    private void afterCalled(Runnable callback, Waiter waiters) {
+        WaitQueue.wakeChain(waiters);
+        if (callback != null) {
+            onCallScheduler.enqueue(new Task(callback));
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Ticket[" + (done.get() ? "finished" : isCalled() ? "called" : "waiting") + "]";
+    }
+}

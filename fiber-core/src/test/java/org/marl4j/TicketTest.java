@@ -1,0 +1,113 @@
+package org.marl4j;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
+
+class TicketTest {
+
+    @ForEachWorkerCount
+    void ticketsAreCalledInTakeOrderEvenWhenTasksRunInParallel(int workers) {
+        int count = 1000;
+        int[] result = new int[count];
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
+            Ticket.Queue queue = new Ticket.Queue();
+            AtomicInteger next = new AtomicInteger();
+            for (int i = 0; i < count; i++) {
+                Ticket ticket = queue.take();
+                int index = i;
+                Marl.schedule(() -> {
+                    if (ThreadLocalRandom.current().nextInt(4) == 0) {
+                        Fiber.yield();
+                    }
+                    ticket.await();
+                    result[next.getAndIncrement()] = index;
+                    ticket.done();
+                });
+            }
+            queue.take().await();
+        });
+        assertArrayEquals(IntStream.range(0, count).toArray(), result);
+    }
+
+    @ForEachWorkerCount
+    void takeManyHandsOutConsecutiveTickets(int workers) {
+        List<Integer> order = new ArrayList<>();
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
+            Ticket.Queue queue = new Ticket.Queue();
+            AtomicInteger index = new AtomicInteger();
+            queue.take(100, ticket -> {
+                int mine = index.getAndIncrement();
+                Marl.schedule(() -> {
+                    ticket.await();
+                    order.add(mine); // serialised by the tickets
+                    ticket.done();
+                });
+            });
+            queue.take().await();
+        });
+        assertEquals(IntStream.range(0, 100).boxed().toList(), order);
+    }
+
+    @Test
+    void theFirstTicketIsCalledAtOnceAndTheNextWhenItIsDone() {
+        Ticket.Queue queue = new Ticket.Queue();
+        Ticket first = queue.take();
+        Ticket second = queue.take();
+        assertTrue(first.isCalled());
+        assertFalse(second.isCalled());
+        first.done();
+        assertTrue(second.isCalled());
+        first.done(); // again: nothing
+    }
+
+    @Test
+    void aTicketFinishedBeforeItIsCalledLeavesTheLine() {
+        Ticket.Queue queue = new Ticket.Queue();
+        Ticket first = queue.take();
+        Ticket second = queue.take();
+        Ticket third = queue.take();
+        second.done();
+        assertFalse(third.isCalled());
+        first.done();
+        assertTrue(third.isCalled());
+    }
+
+    @ForEachWorkerCount
+    void onCallSchedulesTheCallbackWhenTheTicketIsCalled(int workers) {
+        AtomicInteger calls = new AtomicInteger();
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
+            Ticket.Queue queue = new Ticket.Queue();
+            Ticket first = queue.take();
+            Ticket second = queue.take();
+            WaitGroup called = new WaitGroup(3);
+            second.onCall(() -> { calls.incrementAndGet(); called.done(); });
+            second.onCall(() -> { calls.incrementAndGet(); called.done(); });
+            assertEquals(0, calls.get());
+            first.done();
+            first.onCall(() -> { calls.incrementAndGet(); called.done(); }); // already called: runs soon
+            called.await();
+            second.done();
+        });
+        assertEquals(3, calls.get());
+    }
+
+    @Test
+    void misuseThrowsWithAMessage() {
+        Ticket.Queue queue = new Ticket.Queue();
+        assertThrows(IllegalArgumentException.class, () -> queue.take(-1, t -> {}));
+        assertThrows(NullPointerException.class, () -> queue.take(1, null));
+        Ticket ticket = queue.take();
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> ticket.onCall(() -> {}));
+        assertTrue(e.getMessage().contains("bind()"), e.getMessage());
+    }
+}
