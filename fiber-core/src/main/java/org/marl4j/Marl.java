@@ -1,6 +1,8 @@
 package org.marl4j;
 
 import java.util.Objects;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
  * Marl holds marl's free functions, which act on the scheduler bound to the calling thread.
@@ -28,6 +30,115 @@ public final class Marl {
     public static void schedule(Task task) {
         Objects.requireNonNull(task, "task must not be null");
         bound().enqueue(task);
+    }
+
+    /**
+     * parallelize(functions) runs every function concurrently and returns when all have finished
+     * (marl's {@code marl::parallelize}): the first runs inline on the caller, the others as tasks on
+     * the bound scheduler. If any throws, the first exception is rethrown once all have finished,
+     * with the others attached as suppressed exceptions.
+     *
+     * @throws IllegalStateException if more than one function is given and no scheduler is bound
+     */
+    public static void parallelize(Runnable... functions) {
+        Objects.requireNonNull(functions, "functions must not be null");
+        for (Runnable function : functions) {
+            Objects.requireNonNull(function, "functions must not contain null");
+        }
+        if (functions.length == 0) {
+            return;
+        }
+        Scheduler scheduler = functions.length > 1 ? bound() : null;
+        ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
+        WaitGroup finished = new WaitGroup(functions.length - 1);
+        for (int i = 1; i < functions.length; i++) {
+            Runnable function = functions[i];
+            scheduler.enqueue(new Task(() -> {
+                try {
+                    function.run();
+                } catch (Throwable t) {
+                    failures.add(t);
+                } finally {
+                    finished.done();
+                }
+            }));
+        }
+        try {
+            functions[0].run();
+        } catch (Throwable t) {
+            failures.add(t);
+        }
+        finished.await();
+        Throwable first = failures.poll();
+        if (first != null) {
+            for (Throwable other; (other = failures.poll()) != null; ) {
+                first.addSuppressed(other);
+            }
+            throw sneaky(first);
+        }
+    }
+
+    /**
+     * blockingCall(call) runs a call that blocks its thread (file or socket I/O, a JDBC query, a
+     * foreign lock) without blocking the calling fiber's worker thread (marl's
+     * {@code marl::blocking_call}): only the calling fiber is suspended until the call returns its
+     * value or throws, and that value or exception, unchanged, is what blockingCall returns or throws.
+     *
+     * <p>The call runs on a new virtual thread, bound to the caller's scheduler so that it may
+     * schedule tasks itself. A virtual thread rather than a platform thread (marl starts an OS
+     * thread per call) because a blocking call spends its life blocked: a virtual thread costs about
+     * a microsecond to start, needs no pool, and releases its carrier while it blocks in I/O.
+     *
+     * <p>Off a fiber, or on a thread with no scheduler bound, the call simply runs on the caller.
+     */
+    public static <T> T blockingCall(Callable<T> call) throws Exception {
+        Objects.requireNonNull(call, "call must not be null");
+        Scheduler scheduler = Scheduler.get();
+        if (scheduler == null || Fiber.current() == null) {
+            return call.call();
+        }
+        Object[] outcome = new Object[2];
+        Event finished = new Event(Event.Mode.MANUAL);
+        Thread.ofVirtual().name("marl-blocking-call").start(() -> {
+            try {
+                scheduler.bindForBlockingCall();
+                try {
+                    outcome[0] = call.call();
+                } finally {
+                    scheduler.unbind();
+                }
+            } catch (Throwable t) {
+                outcome[1] = t;
+            } finally {
+                finished.signal(); // the event's lock orders the writes to outcome before the reads
+            }
+        });
+        finished.await();
+        if (outcome[1] != null) {
+            throw sneaky((Throwable) outcome[1]);
+        }
+        @SuppressWarnings("unchecked")
+        T value = (T) outcome[0];
+        return value;
+    }
+
+    /** blockingCall(call) is {@link #blockingCall(Callable)} for a call with no result or checked exception. */
+    public static void blockingCall(Runnable call) {
+        Objects.requireNonNull(call, "call must not be null");
+        try {
+            blockingCall(() -> {
+                call.run();
+                return null;
+            });
+        } catch (Exception e) {
+            throw sneaky(e); // only unchecked exceptions can come from a Runnable
+        }
+    }
+
+    /** Rethrows t as it is; callers only pass exceptions their own signature allows. */
+    @SuppressWarnings("unchecked")
+    private static <E extends Throwable> RuntimeException sneaky(Throwable t) throws E {
+        throw (E) t;
     }
 
     private static Scheduler bound() {

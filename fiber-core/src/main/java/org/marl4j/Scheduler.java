@@ -114,9 +114,22 @@ public final class Scheduler implements AutoCloseable {
                     ? "this thread is already bound to " + this + ": bind() once, and unbind() before binding again"
                     : "this thread is already bound to " + existing.scheduler + ": unbind() it before binding another scheduler");
         }
+        bind(false);
+    }
+
+    /**
+     * bindForBlockingCall() binds the thread of a {@link Marl#blockingCall} even while the scheduler
+     * closes: its caller is a blocked fiber, which keeps its worker (and so the scheduler) running
+     * until the call has unbound.
+     */
+    void bindForBlockingCall() {
+        bind(true);
+    }
+
+    private void bind(boolean whileClosing) {
         boundLock.lock();
         try {
-            if (closing) {
+            if (closing && !whileClosing) {
                 throw new IllegalStateException(this + " is closed: a closed scheduler cannot be bound");
             }
             Worker worker = new Worker(this, -1, Worker.Mode.SINGLE_THREADED);

@@ -1,0 +1,135 @@
+package org.marl4j;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.util.Arrays;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/** Marl's free functions: schedule, parallelize, blockingCall. */
+class MarlTest {
+
+    @ForEachWorkerCount
+    void parallelizeRunsEveryFunctionAndTheFirstOnTheCaller(int workers) {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
+            AtomicInteger ran = new AtomicInteger();
+            AtomicReference<Thread> firstRanOn = new AtomicReference<>();
+            Runnable[] functions = new Runnable[8];
+            Arrays.setAll(functions, i -> () -> {
+                if (i == 0) {
+                    firstRanOn.set(Thread.currentThread());
+                }
+                ran.incrementAndGet();
+            });
+            Marl.parallelize(functions);
+            assertEquals(8, ran.get(), "all functions finished before parallelize returned");
+            assertSame(Thread.currentThread(), firstRanOn.get());
+        });
+    }
+
+    @ForEachWorkerCount
+    void parallelizeRethrowsAfterAllFinishedWithTheOthersSuppressed(int workers) {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
+            AtomicInteger finished = new AtomicInteger();
+            IllegalStateException thrown = assertThrows(IllegalStateException.class, () -> Marl.parallelize(
+                    () -> { finished.incrementAndGet(); throw new IllegalStateException("first"); },
+                    () -> { Fiber.yield(); finished.incrementAndGet(); },
+                    () -> { finished.incrementAndGet(); throw new IllegalArgumentException("third"); }));
+            assertEquals(3, finished.get());
+            assertEquals("first", thrown.getMessage());
+            assertEquals(1, thrown.getSuppressed().length);
+            assertTrue(thrown.getSuppressed()[0] instanceof IllegalArgumentException);
+        });
+    }
+
+    @Test
+    void parallelizeRejectsNullsAndNeedsABoundSchedulerForMoreThanOneFunction() {
+        assertThrows(NullPointerException.class, () -> Marl.parallelize((Runnable[]) null));
+        assertThrows(NullPointerException.class, () -> Marl.parallelize(() -> {}, null));
+        AtomicInteger ran = new AtomicInteger();
+        Marl.parallelize(ran::incrementAndGet); // one function: runs inline, no scheduler needed
+        assertEquals(1, ran.get());
+        assertThrows(IllegalStateException.class, () -> Marl.parallelize(() -> {}, () -> {}));
+    }
+
+    @ForEachWorkerCount
+    void blockingCallReturnsTheValueWithoutBlockingTheWorkerThread(int workers) {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
+            // The blocking call waits for a latch that only another task on this worker opens:
+            // if the call blocked the worker thread, that task could never run.
+            CountDownLatch latch = new CountDownLatch(1);
+            AtomicReference<String> result = new AtomicReference<>();
+            WaitGroup done = new WaitGroup(1);
+            Marl.schedule(() -> {
+                scheduler.enqueue(new Task(latch::countDown, Task.Flag.SAME_THREAD));
+                try {
+                    result.set(Marl.blockingCall(() -> {
+                        latch.await();
+                        return "value from " + Thread.currentThread().getName();
+                    }));
+                } catch (Exception e) {
+                    throw new AssertionError(e);
+                }
+                done.done();
+            });
+            done.await();
+            assertEquals("value from marl-blocking-call", result.get());
+        });
+    }
+
+    @ForEachWorkerCount
+    void blockingCallRethrowsTheCallsOwnException(int workers) {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
+            AtomicReference<Throwable> thrown = new AtomicReference<>();
+            WaitGroup done = new WaitGroup(1);
+            Marl.schedule(() -> {
+                try {
+                    Marl.blockingCall(() -> {
+                        throw new IOException("disk on fire");
+                    });
+                } catch (Exception e) {
+                    thrown.set(e);
+                }
+                done.done();
+            });
+            done.await();
+            assertTrue(thrown.get() instanceof IOException, String.valueOf(thrown.get()));
+            assertEquals("disk on fire", thrown.get().getMessage());
+        });
+    }
+
+    @ForEachWorkerCount
+    void aBlockingCallCanScheduleTasks(int workers) {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
+            AtomicInteger ran = new AtomicInteger();
+            WaitGroup done = new WaitGroup(1);
+            Marl.schedule(() -> {
+                Marl.blockingCall(() -> {
+                    WaitGroup inner = new WaitGroup(10);
+                    for (int i = 0; i < 10; i++) {
+                        Marl.schedule(() -> {
+                            ran.incrementAndGet();
+                            inner.done();
+                        });
+                    }
+                    inner.await();
+                });
+                done.done();
+            });
+            done.await();
+            assertEquals(10, ran.get());
+        });
+    }
+
+    @Test
+    void blockingCallOffAFiberRunsOnTheCaller() throws Exception {
+        assertSame(Thread.currentThread(), Marl.blockingCall(Thread::currentThread));
+        assertThrows(NullPointerException.class, () -> Marl.blockingCall((Runnable) null));
+    }
+}
