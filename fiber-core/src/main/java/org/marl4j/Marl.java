@@ -2,7 +2,6 @@ package org.marl4j;
 
 import java.util.Objects;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
  * Marl holds marl's free functions, which act on the scheduler bound to the calling thread.
@@ -35,8 +34,8 @@ public final class Marl {
     /**
      * parallelize(functions) runs every function concurrently and returns when all have finished
      * (marl's {@code marl::parallelize}): the first runs inline on the caller, the others as tasks on
-     * the bound scheduler. If any throws, the first exception is rethrown once all have finished,
-     * with the others attached as suppressed exceptions.
+     * the bound scheduler. If any throw, once all have finished the exception of the earliest of them
+     * in argument order is rethrown, with the others attached as suppressed exceptions.
      *
      * @throws IllegalStateException if more than one function is given and no scheduler is bound
      */
@@ -49,15 +48,17 @@ public final class Marl {
             return;
         }
         Scheduler scheduler = functions.length > 1 ? bound() : null;
-        ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
+        // Each slot is written by one function's task; the WaitGroup orders the writes before the reads.
+        Throwable[] failures = new Throwable[functions.length];
         WaitGroup finished = new WaitGroup(functions.length - 1);
         for (int i = 1; i < functions.length; i++) {
             Runnable function = functions[i];
+            int index = i;
             scheduler.enqueue(new Task(() -> {
                 try {
                     function.run();
                 } catch (Throwable t) {
-                    failures.add(t);
+                    failures[index] = t;
                 } finally {
                     finished.done();
                 }
@@ -66,14 +67,21 @@ public final class Marl {
         try {
             functions[0].run();
         } catch (Throwable t) {
-            failures.add(t);
+            failures[0] = t;
         }
         finished.await();
-        Throwable first = failures.poll();
-        if (first != null) {
-            for (Throwable other; (other = failures.poll()) != null; ) {
-                first.addSuppressed(other);
+        Throwable first = null;
+        for (Throwable failure : failures) {
+            if (failure == null) {
+                continue;
             }
+            if (first == null) {
+                first = failure;
+            } else {
+                first.addSuppressed(failure);
+            }
+        }
+        if (first != null) {
             throw sneaky(first);
         }
     }
