@@ -60,6 +60,8 @@ public final class Scheduler implements AutoCloseable {
     private final Condition allUnbound = boundLock.newCondition();
     /** Guarded by boundLock. */
     private final Map<Thread, Worker> boundWorkers = new HashMap<>();
+    /** Counters of bound workers that have unbound, guarded by boundLock; see Stats. */
+    private final long[] retiredStats = new long[6];
     /** Set by close(): from then on only the scheduler's own threads may enqueue. */
     private volatile boolean closing;
 
@@ -165,6 +167,12 @@ public final class Scheduler implements AutoCloseable {
         boundLock.lock();
         try {
             boundWorkers.remove(Thread.currentThread());
+            long[] done = new long[retiredStats.length];
+            worker.addStatsTo(done);
+            retiredStats[0] += done[0];
+            retiredStats[1] += done[1];
+            retiredStats[2] += done[2];
+            retiredStats[5] += done[5]; // idle and blocked are gauges: an unbound worker has none
             if (boundWorkers.isEmpty()) {
                 allUnbound.signalAll();
             }
@@ -274,6 +282,43 @@ public final class Scheduler implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
     }
+
+    /**
+     * stats() returns this scheduler's counters, summed over its worker threads and its bound
+     * threads (past and present). Counting costs the workers no fences or atomics, so while the
+     * scheduler runs the figures may lag by a few events; after {@link #close()} they are exact.
+     */
+    public Stats stats() {
+        long[] totals = new long[retiredStats.length];
+        for (Worker worker : workers) {
+            worker.addStatsTo(totals);
+        }
+        boundLock.lock();
+        try {
+            for (int i = 0; i < totals.length; i++) {
+                totals[i] += retiredStats[i];
+            }
+            for (Worker worker : boundWorkers.values()) {
+                worker.addStatsTo(totals);
+            }
+        } finally {
+            boundLock.unlock();
+        }
+        return new Stats(totals[0], totals[1], totals[2], (int) totals[3], (int) totals[4], Duration.ofNanos(totals[5]));
+    }
+
+    /**
+     * Stats is a snapshot of a scheduler's counters.
+     *
+     * @param tasksRun tasks started by any worker
+     * @param tasksStolen tasks an idle worker thread took from another worker's queue
+     * @param fibersCreated fibers (continuations) ever created; steady-state work reuses idle ones
+     * @param fibersIdle fibers now idle, kept for reuse
+     * @param fibersBlocked fibers now suspended in a wait
+     * @param timeSpinning time worker threads spent spinning for work before sleeping
+     */
+    public record Stats(long tasksRun, long tasksStolen, long fibersCreated, int fibersIdle, int fibersBlocked,
+            Duration timeSpinning) {}
 
     // ---------------------------------------------------------------- called by workers
 

@@ -89,6 +89,14 @@ final class Worker {
     private boolean shutdown;
     private int numBlockedFibers;
     private int fibersCreated;
+
+    // Counters for Scheduler.stats(), each written only by this worker's thread (fibersCreated,
+    // idle and blocked counts under the lock too) and read racily by stats(): a stale value is
+    // fine, and plain 64-bit fields do not tear on the JVMs marl4j supports. No fences on the
+    // hot path.
+    private long tasksRun;
+    private long tasksStolen;
+    private long spinningNanos;
     /** Set once the worker has drained and stopped; enqueuers then pick another worker. */
     boolean stopped;
 
@@ -452,6 +460,7 @@ final class Worker {
     }
 
     private void runTask(Task task) {
+        tasksRun++;
         try {
             task.run();
         } catch (Throwable t) {
@@ -478,12 +487,15 @@ final class Worker {
             scheduler.onBeginSpinning(id);
             lock.unlock();
             Task stolen;
+            long spinStart = System.nanoTime();
             try {
                 stolen = spinForWork(spinUntil);
             } finally {
+                spinningNanos += System.nanoTime() - spinStart;
                 lock.lock();
             }
             if (stolen != null) {
+                tasksStolen++;
                 tasks.addLast(stolen);
                 incNum();
                 return;
@@ -582,6 +594,16 @@ final class Worker {
     }
 
     // ---------------------------------------------------------------- helpers
+
+    /** addStatsTo(totals) adds this worker's counters, read racily, to totals. */
+    void addStatsTo(long[] totals) {
+        totals[0] += tasksRun;
+        totals[1] += tasksStolen;
+        totals[2] += fibersCreated;
+        totals[3] += idleFibers.size(); // racy size of an ArrayDeque: a gauge, possibly stale
+        totals[4] += numBlockedFibers;
+        totals[5] += spinningNanos;
+    }
 
     private long nextRandom() {
         long x = rng;

@@ -1,0 +1,67 @@
+package org.marl4j;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+class SchedulerStatsTest {
+
+    @ForEachWorkerCount
+    void countsTasksRunAndFibersCreatedExactlyAfterClose(int workers) {
+        AtomicReference<Scheduler> held = new AtomicReference<>();
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
+            held.set(scheduler);
+            int tasks = 1_000;
+            Event release = new Event(Event.Mode.MANUAL);
+            WaitGroup blocked = new WaitGroup(10);
+            WaitGroup done = new WaitGroup(tasks + 10);
+            for (int i = 0; i < 10; i++) {
+                Marl.schedule(() -> {
+                    blocked.done();
+                    release.await();
+                    done.done();
+                });
+            }
+            blocked.await();
+            Scheduler.Stats whileBlocked = scheduler.stats();
+            assertTrue(whileBlocked.fibersBlocked() >= 9, "fibers blocked: " + whileBlocked);
+            release.signal();
+            for (int i = 0; i < tasks; i++) {
+                Marl.schedule(done::done);
+            }
+            done.await();
+        });
+        Scheduler.Stats stats = held.get().stats();
+        assertEquals(1_010, stats.tasksRun(), stats.toString());
+        assertTrue(stats.fibersCreated() >= 10, "ten tasks blocked at once need ten fibers: " + stats);
+        assertEquals(0, stats.fibersBlocked(), stats.toString());
+    }
+
+    @Test
+    void idleWorkersSpinAndStealBeforeSleeping() {
+        AtomicReference<Scheduler> held = new AtomicReference<>();
+        TestSchedulers.withBoundScheduler(TestSchedulers.config(2).setSpinDuration(Duration.ofMillis(5)), scheduler -> {
+            held.set(scheduler);
+            WaitGroup done = new WaitGroup(2_000);
+            for (int i = 0; i < 2_000; i++) {
+                Marl.schedule(() -> {
+                    long x = 0;
+                    for (int j = 0; j < 10_000; j++) {
+                        x += j * 31L;
+                    }
+                    if (x == 42) {
+                        throw new AssertionError();
+                    }
+                    done.done();
+                });
+            }
+            done.await();
+        });
+        Scheduler.Stats stats = held.get().stats();
+        assertEquals(2_000, stats.tasksRun());
+        assertTrue(stats.timeSpinning().toNanos() > 0, stats.toString());
+    }
+}
