@@ -47,9 +47,13 @@ final class ExecutorFixture implements AutoCloseable {
 
     /** Shuts down, waits for termination, releases the scheduler, and checks no worker thread outlived it. */
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         executor.shutdownNow();
-        assertTrue(executor.awaitTermination(30, TimeUnit.SECONDS), "executor did not terminate");
+        try {
+            assertTrue(executor.awaitTermination(30, TimeUnit.SECONDS), "executor did not terminate");
+        } catch (InterruptedException e) {
+            throw new AssertionError("interrupted while awaiting termination", e);
+        }
         if (!owned) {
             if (workers == 0) {
                 scheduler.unbind();
