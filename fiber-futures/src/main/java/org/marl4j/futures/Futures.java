@@ -1,0 +1,215 @@
+package org.marl4j.futures;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
+import org.marl4j.Fiber;
+import org.marl4j.Scheduler;
+import org.marl4j.Task;
+
+/**
+ * Futures bridges {@link CompletionStage}s and marl4j fibers: await a stage without blocking the
+ * worker thread, and start a fiber task that completes a {@link CompletableFuture}.
+ *
+ * <pre>{@code
+ * scheduler.enqueue(new Task(() -> {
+ *     CompletableFuture<String> page = httpClient.sendAsync(request, ofString()).thenApply(HttpResponse::body);
+ *     String body = Futures.await(page);          // suspends this fiber only
+ *     render(body);
+ * }));
+ * CompletableFuture<Integer> answer = Futures.supplyAsync(scheduler, () -> compute());
+ * }</pre>
+ *
+ * <p>Waiting: called on a fiber ({@link Fiber#current()} is non-null: inside a task, or on a thread
+ * bound with {@link Scheduler#bind()}), the await methods suspend only that fiber; its worker thread
+ * goes on running other tasks and fibers, and the fiber is re-queued on its own worker when the
+ * stage completes, from whatever thread completes it. Called on any other thread, they block it.
+ * A stage that is already complete is answered at once, without suspending. Waits are not
+ * interruptible (as {@link CompletableFuture#join()}); the interrupt status is left alone.
+ *
+ * <p>Failures: the caller gets the exception the stage failed with, unwrapped from
+ * {@link CompletionException} and {@link ExecutionException}. Runtime exceptions (including
+ * {@link CancellationException} when the stage was cancelled) and errors are rethrown as the very
+ * same objects, so their stack traces are those of where they were created; a checked exception is
+ * wrapped in {@link AwaitException}, the one unchecked type this class adds.
+ */
+public final class Futures {
+    private Futures() {}
+
+    /**
+     * await(stage) returns the stage's value once it completes, suspending the current fiber (or
+     * blocking a plain thread) until then.
+     *
+     * @throws CancellationException if the stage was cancelled
+     * @throws AwaitException if the stage failed with a checked exception (the cause)
+     * @throws RuntimeException or {@link Error}: the stage's own failure, unwrapped
+     * @throws NullPointerException if stage is null
+     */
+    public static <T> T await(CompletionStage<T> stage) {
+        Objects.requireNonNull(stage, "stage must not be null");
+        Outcome<T> outcome = new Outcome<>();
+        stage.whenComplete(outcome);
+        outcome.await();
+        return outcome.get();
+    }
+
+    /**
+     * await(stage, timeout) is {@link #await(CompletionStage)} that gives up after {@code timeout}
+     * (zero or negative: only checks whether the stage is already complete).
+     *
+     * <p>Why a checked {@link TimeoutException}: it is what {@link java.util.concurrent.Future#get(long,
+     * java.util.concurrent.TimeUnit)} throws, so a {@code java.util.concurrent} user handles it the way
+     * they already do, and the compiler reminds them that a timed wait can time out. It also keeps the
+     * two cases apart: this method's own timeout is a thrown {@code TimeoutException}, while a stage
+     * that itself failed with one (say, after {@link CompletableFuture#orTimeout}) surfaces as an
+     * {@link AwaitException} whose cause is that {@code TimeoutException}.
+     *
+     * <p>A timed-out await returns (throws) and leaves nothing waiting: if the stage completes later,
+     * that completion does nothing to the fiber or thread that awaited it.
+     *
+     * @throws TimeoutException if the stage did not complete within {@code timeout}
+     * @throws NullPointerException if stage or timeout is null
+     */
+    public static <T> T await(CompletionStage<T> stage, Duration timeout) throws TimeoutException {
+        Objects.requireNonNull(stage, "stage must not be null");
+        long nanos = toNanos(timeout);
+        Outcome<T> outcome = new Outcome<>();
+        stage.whenComplete(outcome);
+        if (!outcome.await(nanos)) {
+            throw new TimeoutException("stage did not complete within " + timeout);
+        }
+        return outcome.get();
+    }
+
+    /**
+     * awaitAll(stages) returns the values of every stage, in argument order, once all have
+     * completed. If any stage fails, it throws that failure (translated as by {@link
+     * #await(CompletionStage)}) as soon as the first failure happens, without waiting for the others
+     * and without cancelling them. No stages: an empty list at once.
+     *
+     * @throws NullPointerException if the array or one of its stages is null
+     */
+    @SafeVarargs
+    public static <T> List<T> awaitAll(CompletionStage<? extends T>... stages) {
+        Objects.requireNonNull(stages, "stages must not be null");
+        return awaitAll(List.of(stages)); // List.of rejects null elements with an NPE
+    }
+
+    /** awaitAll(stages) is {@link #awaitAll(CompletionStage[])} over a collection. */
+    public static <T> List<T> awaitAll(Collection<? extends CompletionStage<? extends T>> stages) {
+        List<CompletionStage<? extends T>> list = copy(stages);
+        AllOutcome<T> all = new AllOutcome<>(list.size());
+        for (int i = 0; i < list.size(); i++) {
+            int index = i;
+            list.get(i).whenComplete((value, failure) -> all.complete(index, value, failure));
+        }
+        all.await();
+        return all.get();
+    }
+
+    /**
+     * awaitAny(stages) returns the outcome of whichever stage completes first, as
+     * {@link CompletableFuture#anyOf} does: its value, or its failure thrown as by
+     * {@link #await(CompletionStage)}. The other stages are left alone.
+     *
+     * @throws IllegalArgumentException if there are no stages (there would be nothing to wait for)
+     * @throws NullPointerException if the array or one of its stages is null
+     */
+    @SafeVarargs
+    public static <T> T awaitAny(CompletionStage<? extends T>... stages) {
+        Objects.requireNonNull(stages, "stages must not be null");
+        return awaitAny(List.of(stages));
+    }
+
+    /** awaitAny(stages) is {@link #awaitAny(CompletionStage[])} over a collection. */
+    public static <T> T awaitAny(Collection<? extends CompletionStage<? extends T>> stages) {
+        List<CompletionStage<? extends T>> list = copy(stages);
+        if (list.isEmpty()) {
+            throw new IllegalArgumentException("awaitAny needs at least one stage: with none it would wait forever");
+        }
+        Outcome<T> outcome = new Outcome<>();
+        for (CompletionStage<? extends T> stage : list) {
+            if (outcome.isDone()) {
+                break; // an already-complete stage won: no need to register on the rest
+            }
+            stage.whenComplete(outcome);
+        }
+        outcome.await();
+        return outcome.get();
+    }
+
+    /**
+     * supplyAsync(scheduler, supplier) enqueues a task on {@code scheduler} that runs
+     * {@code supplier} on a fiber and completes the returned future with its value or exception
+     * (the exception itself, not wrapped: {@code get()} wraps it once in ExecutionException). If the
+     * future is completed or cancelled before the task starts, the supplier never runs; if it is
+     * cancelled while the supplier runs, the supplier finishes and its result is dropped.
+     *
+     * @throws RejectedExecutionException if the scheduler is closed
+     * @throws IllegalStateException if the scheduler has no worker threads and the calling thread is
+     *     not bound to it (the task would have nowhere to run)
+     * @throws NullPointerException if an argument is null
+     */
+    public static <T> CompletableFuture<T> supplyAsync(Scheduler scheduler, Supplier<? extends T> supplier) {
+        Objects.requireNonNull(scheduler, "scheduler must not be null");
+        Objects.requireNonNull(supplier, "supplier must not be null");
+        CompletableFuture<T> future = new CompletableFuture<>();
+        scheduler.enqueue(new Task(new AsyncBody<>(future, supplier)));
+        return future;
+    }
+
+    /**
+     * runAsync(scheduler, body) is {@link #supplyAsync} for a {@link Runnable}: the future completes
+     * with null when {@code body} returns.
+     */
+    public static CompletableFuture<Void> runAsync(Scheduler scheduler, Runnable body) {
+        Objects.requireNonNull(body, "body must not be null");
+        return supplyAsync(scheduler, () -> {
+            body.run();
+            return null;
+        });
+    }
+
+    private static <S> List<S> copy(Collection<? extends S> stages) {
+        Objects.requireNonNull(stages, "stages must not be null");
+        List<S> list = new ArrayList<>(stages);
+        for (S stage : list) {
+            Objects.requireNonNull(stage, "stages must not contain null");
+        }
+        return list;
+    }
+
+    private static long toNanos(Duration timeout) {
+        Objects.requireNonNull(timeout, "timeout must not be null");
+        try {
+            return timeout.toNanos();
+        } catch (ArithmeticException overflow) {
+            return timeout.isNegative() ? 0 : Long.MAX_VALUE;
+        }
+    }
+
+    /** The task body of supplyAsync: skips the supplier if the future is already done. */
+    private record AsyncBody<T>(CompletableFuture<T> future, Supplier<? extends T> supplier) implements Runnable {
+        @Override
+        public void run() {
+            if (future.isDone()) {
+                return; // cancelled (or completed by someone else) before it started
+            }
+            try {
+                future.complete(supplier.get());
+            } catch (Throwable t) {
+                future.completeExceptionally(t);
+            }
+        }
+    }
+}

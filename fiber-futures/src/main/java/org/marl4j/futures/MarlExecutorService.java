@@ -1,0 +1,344 @@
+package org.marl4j.futures;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.AbstractExecutorService;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.RunnableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import org.marl4j.Scheduler;
+import org.marl4j.Task;
+
+/**
+ * MarlExecutorService is an {@link ExecutorService} whose tasks run as marl4j tasks on fibers of a
+ * {@link Scheduler}: hand it to any code that takes an {@code Executor} or {@code ExecutorService}.
+ *
+ * <pre>{@code
+ * try (MarlExecutorService executor = new MarlExecutorService(Scheduler.Config.allCores())) {
+ *     CompletableFuture<Page> page = CompletableFuture.supplyAsync(() -> fetch(url), executor);
+ *     Future<Integer> count = executor.submit(() -> Futures.await(page).words());
+ *     httpServer.setExecutor(executor);       // every exchange handled on a fiber
+ * }                                            // close(): shutdown, wait, close the scheduler
+ * }</pre>
+ *
+ * <p>Scheduler ownership: {@link #MarlExecutorService(Scheduler.Config)} creates a scheduler that
+ * this executor owns and closes once it has terminated; {@link #MarlExecutorService(Scheduler)}
+ * borrows one that stays open (and may be shared by several executors and other code). With a
+ * borrowed scheduler that has no worker threads, tasks run on the threads bound to it (when they
+ * block on a marl4j primitive, including this executor's {@code get()} and
+ * {@code awaitTermination}), and may only be submitted from such threads or from its tasks.
+ *
+ * <p>Waiting: {@code Future.get()}, {@link #invokeAll}, {@link #invokeAny} and
+ * {@link #awaitTermination} called on a fiber suspend only that fiber, so a task may wait for
+ * other tasks of the same executor even with a single worker thread. On a plain thread they block
+ * and are interruptible; on a fiber they are not interruptible (the worker thread's interrupt
+ * status belongs to all its fibers).
+ *
+ * <p>Cancellation and interrupts: fibers share their worker threads, so interrupting "the thread
+ * running a task" would hit whatever other fiber, or idle worker loop, runs there next. So this
+ * executor never interrupts: {@code Future.cancel(true)} behaves as {@code cancel(false)} (a task
+ * not yet started never runs; a running one is marked cancelled, its waiters get
+ * {@link java.util.concurrent.CancellationException} at once, and its body runs to the end with
+ * its result dropped; a body can poll {@code isCancelled()} on its future to stop early), and
+ * {@link #shutdownNow()} takes back queued tasks but lets running ones finish.
+ *
+ * <p>Exceptions: a task given to {@link #submit} that throws completes its future exceptionally
+ * ({@code get()} throws {@link ExecutionException}); a task given to {@link #execute} that throws
+ * is reported to the scheduler's uncaught-exception handler
+ * ({@link Scheduler.Config#setUncaughtExceptionHandler}), and the worker carries on.
+ *
+ * <p>All methods are safe to call from any thread. Calling {@link #close()} or
+ * {@link #awaitTermination} from one of this executor's own tasks waits for that task itself and
+ * never returns, as with {@code ThreadPoolExecutor}.
+ */
+public final class MarlExecutorService extends AbstractExecutorService {
+    /*
+     * Implementation overview.
+     *
+     * ctl packs the SHUTDOWN bit and the number of accepted tasks that have neither finished nor
+     * been taken back. execute() increments it with a CAS that fails once SHUTDOWN is set, so no
+     * task is accepted after shutdown() returns; onFinish() and shutdownNow() decrement it. The
+     * executor terminates on the single transition to ctl == SHUTDOWN (count zero after shutdown):
+     * either shutdown() finds the count already zero, or the last decrement after shutdown reaches
+     * it. After that no increment can succeed, so the transition happens exactly once.
+     *
+     * pending holds the submissions accepted but not started: shutdownNow() takes them back (see
+     * Submission) because a Scheduler cannot remove a queued task.
+     *
+     * Termination of an owned scheduler: close() on a Scheduler may not be called from its own
+     * tasks, and the last task to finish runs on one; so a short-lived closer thread closes it and
+     * only then is the executor marked terminated.
+     */
+    private static final long SHUTDOWN = 1L << 62;
+
+    private final Scheduler scheduler;
+    private final boolean ownsScheduler;
+    private final AtomicLong ctl = new AtomicLong();
+    private final AtomicLong sequence = new AtomicLong();
+    private final Set<Submission> pending = ConcurrentHashMap.newKeySet();
+    private final Latch terminated = new Latch();
+
+    /**
+     * MarlExecutorService(config) creates a scheduler from {@code config} that this executor owns:
+     * it is closed when the executor terminates.
+     *
+     * @throws IllegalArgumentException if the config has no worker threads: tasks of an owned
+     *     scheduler would have no thread to run on (borrow a scheduler with bound threads instead)
+     * @throws NullPointerException if config is null
+     */
+    public MarlExecutorService(Scheduler.Config config) {
+        Objects.requireNonNull(config, "config must not be null: use Scheduler.Config.allCores()");
+        if (config.getWorkerThreadCount() == 0) {
+            throw new IllegalArgumentException("an owned scheduler needs worker threads, but the config has 0: "
+                    + "use Scheduler.Config.setWorkerThreadCount(n), or borrow a scheduler bound to your threads");
+        }
+        this.scheduler = new Scheduler(config);
+        this.ownsScheduler = true;
+    }
+
+    /**
+     * MarlExecutorService(scheduler) runs tasks on a scheduler it borrows: shutting the executor
+     * down leaves the scheduler open. The caller closes it, after this executor has terminated.
+     *
+     * @throws NullPointerException if scheduler is null
+     */
+    public MarlExecutorService(Scheduler scheduler) {
+        this.scheduler = Objects.requireNonNull(scheduler, "scheduler must not be null");
+        this.ownsScheduler = false;
+    }
+
+    /** scheduler() returns the scheduler this executor runs its tasks on. */
+    public Scheduler scheduler() {
+        return scheduler;
+    }
+
+    /** ownsScheduler() returns whether this executor created its scheduler and will close it. */
+    public boolean ownsScheduler() {
+        return ownsScheduler;
+    }
+
+    /**
+     * execute(command) runs {@code command} as a task on the scheduler. If it throws, the exception
+     * goes to the scheduler's uncaught-exception handler.
+     *
+     * @throws RejectedExecutionException if this executor is shut down, or the scheduler refuses the
+     *     task (it is closed, or has no worker threads and the caller is not bound to it)
+     * @throws NullPointerException if command is null
+     */
+    @Override
+    public void execute(Runnable command) {
+        Objects.requireNonNull(command, "command must not be null");
+        if (!tryAccept()) {
+            throw new RejectedExecutionException(this + " is shut down: it accepts no new tasks");
+        }
+        Submission submission = new Submission(this, command, sequence.getAndIncrement());
+        pending.add(submission);
+        try {
+            scheduler.enqueue(new Task(submission));
+        } catch (RuntimeException e) {
+            if (submission.takeBack()) {
+                pending.remove(submission);
+                release();
+            }
+            if (e instanceof RejectedExecutionException) {
+                throw e;
+            }
+            throw new RejectedExecutionException(scheduler + " refused the task: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * shutdown() stops accepting tasks; tasks already accepted, running or queued, still run. The
+     * executor terminates when they have finished (and, if it owns its scheduler, once that is
+     * closed). Does not wait: use {@link #awaitTermination} or {@link #close()}.
+     */
+    @Override
+    public void shutdown() {
+        long before = ctl.getAndUpdate(c -> c | SHUTDOWN);
+        if (before == 0) {
+            terminate(); // nothing accepted and unfinished: this was the transition to ctl == SHUTDOWN
+        }
+    }
+
+    /**
+     * shutdownNow() shuts down and takes back every accepted task that has not started, returning
+     * them in the order they were accepted (for {@code submit}, the futures it returned). Those
+     * tasks will not run unless the caller runs them. Running tasks are not interrupted (see the
+     * class comment) and run to the end.
+     */
+    @Override
+    public List<Runnable> shutdownNow() {
+        shutdown();
+        List<Submission> taken = new ArrayList<>();
+        for (Submission submission : pending) {
+            if (submission.takeBack()) {
+                pending.remove(submission);
+                taken.add(submission);
+            }
+        }
+        taken.sort(Comparator.comparingLong(s -> s.sequence));
+        List<Runnable> tasks = new ArrayList<>(taken.size());
+        for (Submission submission : taken) {
+            tasks.add(submission.task);
+            release();
+        }
+        return tasks;
+    }
+
+    /** isShutdown() returns whether {@link #shutdown()} or {@link #shutdownNow()} has been called. */
+    @Override
+    public boolean isShutdown() {
+        return (ctl.get() & SHUTDOWN) != 0;
+    }
+
+    /**
+     * isTerminated() returns whether the executor is shut down, every accepted task has finished or
+     * been taken back, and an owned scheduler has been closed.
+     */
+    @Override
+    public boolean isTerminated() {
+        return terminated.isOpen();
+    }
+
+    /**
+     * awaitTermination(timeout, unit) waits until {@link #isTerminated()} or the timeout; on a fiber
+     * it suspends only the fiber. Returns whether the executor terminated.
+     *
+     * @throws InterruptedException if a plain thread is interrupted while waiting
+     */
+    @Override
+    public boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
+        Objects.requireNonNull(unit, "unit must not be null");
+        return terminated.await(unit.toNanos(timeout));
+    }
+
+    /**
+     * close() is {@link ExecutorService#close()}: shuts down and waits until terminated. If a plain
+     * thread is interrupted while waiting, it calls {@link #shutdownNow()}, keeps waiting, and
+     * returns with the interrupt status set. Does nothing if already terminated.
+     */
+    @Override
+    public void close() {
+        if (isTerminated()) {
+            return;
+        }
+        shutdown();
+        boolean interrupted = false;
+        while (true) {
+            try {
+                terminated.await();
+                break;
+            } catch (InterruptedException e) {
+                if (!interrupted) {
+                    shutdownNow();
+                    interrupted = true;
+                }
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * invokeAny(tasks) runs the tasks and returns the result of one that completed successfully,
+     * cancelling the others; a fiber caller suspends meanwhile.
+     *
+     * @throws ExecutionException if every task failed (the cause is one of their failures)
+     * @throws IllegalArgumentException if tasks is empty
+     */
+    @Override
+    public <T> T invokeAny(Collection<? extends Callable<T>> tasks) throws InterruptedException, ExecutionException {
+        try {
+            return InvokeAny.invoke(this, tasks, false, 0);
+        } catch (TimeoutException impossible) {
+            throw new AssertionError("untimed invokeAny timed out", impossible);
+        }
+    }
+
+    /** invokeAny(tasks, timeout, unit) is {@link #invokeAny(Collection)} that gives up after the timeout. */
+    @Override
+    public <T> T invokeAny(Collection<? extends Callable<T>> tasks, long timeout, TimeUnit unit)
+            throws InterruptedException, ExecutionException, TimeoutException {
+        Objects.requireNonNull(unit, "unit must not be null");
+        return InvokeAny.invoke(this, tasks, true, unit.toNanos(timeout));
+    }
+
+    // invokeAll is AbstractExecutorService's: it waits with Future.get() on our futures, so a fiber caller suspends.
+
+    @Override
+    protected <T> RunnableFuture<T> newTaskFor(Runnable runnable, T value) {
+        return new MarlFuture<>(java.util.concurrent.Executors.callable(runnable, value), null);
+    }
+
+    @Override
+    protected <T> RunnableFuture<T> newTaskFor(Callable<T> callable) {
+        return new MarlFuture<>(callable, null);
+    }
+
+    // ---------------------------------------------------------------- task accounting
+
+    /** tryAccept() counts one more unfinished task, unless shut down. */
+    private boolean tryAccept() {
+        while (true) {
+            long c = ctl.get();
+            if ((c & SHUTDOWN) != 0) {
+                return false;
+            }
+            if (ctl.compareAndSet(c, c + 1)) {
+                return true;
+            }
+        }
+    }
+
+    /** release() counts one task as finished or taken back; the last one after shutdown terminates. */
+    private void release() {
+        if (ctl.decrementAndGet() == SHUTDOWN) {
+            terminate();
+        }
+    }
+
+    /** Called by a Submission that won the race to start. */
+    void onStart(Submission submission) {
+        pending.remove(submission);
+    }
+
+    /** Called by a started Submission when its task returns or throws. */
+    void onFinish() {
+        release();
+    }
+
+    /** terminate() runs once, on the transition to ctl == SHUTDOWN. */
+    private void terminate() {
+        if (!ownsScheduler) {
+            terminated.open();
+            return;
+        }
+        Thread closer = new Thread(() -> {
+            try {
+                scheduler.close();
+            } finally {
+                terminated.open();
+            }
+        }, "marl-executor-closer");
+        closer.start();
+    }
+
+    @Override
+    public String toString() {
+        long c = ctl.get();
+        String state = terminated.isOpen() ? "terminated" : (c & SHUTDOWN) != 0 ? "shutting down" : "running";
+        return "MarlExecutorService@" + Integer.toHexString(System.identityHashCode(this)) + "[" + state
+                + ", unfinished tasks = " + (c & ~SHUTDOWN) + ", " + (ownsScheduler ? "owns " : "borrows ") + scheduler + "]";
+    }
+}

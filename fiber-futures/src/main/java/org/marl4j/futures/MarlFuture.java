@@ -1,0 +1,172 @@
+package org.marl4j.futures;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.Objects;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RunnableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+
+/**
+ * The future that {@link MarlExecutorService#submit} returns: {@code FutureTask}'s contract, but its
+ * {@link #get()} waits on a {@link Latch}, so on a fiber it suspends only the fiber.
+ *
+ * <p>States, as FutureTask's (one CAS per transition, {@code state} volatile):
+ * <pre>
+ *   NEW ──run()──▶ RUNNING ──body returns──▶ SUCCESS
+ *    │                │     ──body throws───▶ FAILED
+ *    └──cancel()──────┴─────cancel()────────▶ CANCELLED
+ * </pre>
+ * {@code result}/{@code failure} are written before the CAS out of RUNNING and read only after
+ * seeing a final state. A body whose future was cancelled while it ran finishes, and its CAS fails:
+ * the result is dropped. {@code cancel(true)} interrupts nothing, see
+ * {@link MarlExecutorService}.
+ */
+final class MarlFuture<V> implements RunnableFuture<V> {
+    private static final int NEW = 0;
+    private static final int RUNNING = 1;
+    private static final int SUCCESS = 2;
+    private static final int FAILED = 3;
+    private static final int CANCELLED = 4;
+    private static final VarHandle STATE;
+
+    static {
+        try {
+            STATE = MethodHandles.lookup().findVarHandle(MarlFuture.class, "state", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private volatile int state;
+    /** Nulled when done, so a finished future does not keep its body reachable. */
+    private Callable<V> callable;
+    private V result;
+    private Throwable failure;
+    private final Latch done = new Latch();
+    /** Told once, when the future reaches a final state; may be null. */
+    private final Consumer<? super MarlFuture<V>> onDone;
+
+    MarlFuture(Callable<V> callable, Consumer<? super MarlFuture<V>> onDone) {
+        this.callable = Objects.requireNonNull(callable, "task must not be null");
+        this.onDone = onDone;
+    }
+
+    /** run() runs the body if nobody has run or cancelled this future yet; never throws. */
+    @Override
+    public void run() {
+        // Read before the CAS: once the CAS succeeds a concurrent cancel() may null the field.
+        Callable<V> body = callable;
+        if (body == null || !STATE.compareAndSet(this, NEW, RUNNING)) {
+            return;
+        }
+        try {
+            V value = body.call();
+            result = value;
+            finish(SUCCESS);
+        } catch (Throwable t) {
+            failure = t;
+            finish(FAILED);
+        }
+    }
+
+    private void finish(int outcome) {
+        if (STATE.compareAndSet(this, RUNNING, outcome)) {
+            signalDone();
+        }
+    }
+
+    /**
+     * cancel(mayInterruptIfRunning) moves a NEW or RUNNING future to CANCELLED; a NEW one will never
+     * run. No thread is interrupted either way: the body of a running one finishes on its fiber and
+     * its result is dropped.
+     */
+    @Override
+    public boolean cancel(boolean mayInterruptIfRunning) {
+        while (true) {
+            int s = state;
+            if (s > RUNNING) {
+                return false;
+            }
+            if (STATE.compareAndSet(this, s, CANCELLED)) {
+                signalDone();
+                return true;
+            }
+        }
+    }
+
+    private void signalDone() {
+        callable = null;
+        done.open();
+        if (onDone != null) {
+            onDone.accept(this);
+        }
+    }
+
+    @Override
+    public boolean isCancelled() {
+        return state == CANCELLED;
+    }
+
+    @Override
+    public boolean isDone() {
+        return state > RUNNING;
+    }
+
+    /** get() waits for the outcome: suspending the fiber on one, blocking (interruptibly) otherwise. */
+    @Override
+    public V get() throws InterruptedException, ExecutionException {
+        done.await();
+        return report();
+    }
+
+    @Override
+    public V get(long timeout, TimeUnit unit) throws InterruptedException, ExecutionException, TimeoutException {
+        Objects.requireNonNull(unit, "unit must not be null");
+        if (!done.await(unit.toNanos(timeout))) {
+            throw new TimeoutException("task did not complete within " + timeout + " " + unit);
+        }
+        return report();
+    }
+
+    private V report() throws ExecutionException {
+        int s = state;
+        if (s == SUCCESS) {
+            return result;
+        }
+        if (s == CANCELLED) {
+            throw new CancellationException("task was cancelled");
+        }
+        throw new ExecutionException(failure);
+    }
+
+    /** failureOrNull() is the body's exception if it failed (final state seen), else null. */
+    Throwable failureOrNull() {
+        return state == FAILED ? failure : null;
+    }
+
+    /** succeeded() is whether the body returned normally (final state seen). */
+    boolean succeeded() {
+        return state == SUCCESS;
+    }
+
+    /** resultOrNull() is the value of a succeeded future. */
+    V resultOrNull() {
+        return state == SUCCESS ? result : null;
+    }
+
+    @Override
+    public String toString() {
+        String status = switch (state) {
+            case SUCCESS -> "[Completed normally]";
+            case FAILED -> "[Completed exceptionally: " + failure + "]";
+            case CANCELLED -> "[Cancelled]";
+            default -> "[Not completed, task = " + callable + "]";
+        };
+        return super.toString() + status;
+    }
+}

@@ -1,0 +1,68 @@
+package org.marl4j.futures;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * One task accepted by a {@link MarlExecutorService}, as the body of the scheduler {@code Task}
+ * that runs it. The Scheduler has no way to remove a queued task, so
+ * {@link MarlExecutorService#shutdownNow()} "takes back" a submission instead: whoever wins the CAS
+ * out of NEW decides whether the user's task runs (STARTED) or is handed back to the caller of
+ * shutdownNow (TAKEN), after which the queued scheduler task finds it TAKEN and does nothing.
+ */
+final class Submission implements Runnable {
+    private static final int NEW = 0;
+    private static final int STARTED = 1;
+    private static final int TAKEN = 2;
+    private static final VarHandle STATE;
+
+    static {
+        try {
+            STATE = MethodHandles.lookup().findVarHandle(Submission.class, "state", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final MarlExecutorService executor;
+    /** The user's task: the Runnable given to execute(), or the future submit() returned. */
+    final Runnable task;
+    /** Submission order, so shutdownNow can return tasks in the order they were accepted. */
+    final long sequence;
+    @SuppressWarnings("unused") // accessed through STATE
+    private volatile int state;
+
+    Submission(MarlExecutorService executor, Runnable task, long sequence) {
+        this.executor = executor;
+        this.task = task;
+        this.sequence = sequence;
+    }
+
+    /**
+     * run() runs the user's task unless it was taken back. An exception from the task propagates to
+     * the scheduler, which reports it to its uncaught-exception handler (execute()'s contract);
+     * the executor has already counted the task as finished by then.
+     */
+    @Override
+    public void run() {
+        if (!STATE.compareAndSet(this, NEW, STARTED)) {
+            return;
+        }
+        executor.onStart(this);
+        try {
+            task.run();
+        } finally {
+            executor.onFinish();
+        }
+    }
+
+    /** takeBack() claims a submission that has not started, so that it never runs; returns whether it did. */
+    boolean takeBack() {
+        return STATE.compareAndSet(this, NEW, TAKEN);
+    }
+
+    @Override
+    public String toString() {
+        return "Submission[" + task + "]";
+    }
+}
