@@ -64,4 +64,28 @@ class SchedulerStatsTest {
         assertEquals(2_000, stats.tasksRun());
         assertTrue(stats.timeSpinning().toNanos() > 0, stats.toString());
     }
+
+    @ForEachWorkerCount
+    void workersKeepABoundedNumberOfIdleFibersForReuse(int workers) {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
+            int fibers = 5_000;
+            Event release = new Event(Event.Mode.MANUAL);
+            WaitGroup blocked = new WaitGroup(fibers);
+            WaitGroup done = new WaitGroup(fibers);
+            for (int i = 0; i < fibers; i++) {
+                Marl.schedule(() -> {
+                    blocked.done();
+                    release.await();
+                    done.done();
+                });
+            }
+            blocked.await();
+            release.signal();
+            done.await();
+            Scheduler.Stats stats = scheduler.stats();
+            assertTrue(stats.fibersCreated() >= fibers, stats.toString());
+            // 64 per worker (the bound thread's included), not one per fiber that ever blocked.
+            assertTrue(stats.fibersIdle() <= 64 * (workers + 1), stats.toString());
+        });
+    }
 }
