@@ -129,7 +129,10 @@ public final class MemoryBenchmark {
             Thread.sleep(10);
         }
         Thread.sleep(SETTLE_MILLIS);
-        return usedHeapAfterGc();
+        long used = usedHeapAfterGc();
+        // -Dmemory.holdMillis=N keeps the fibers blocked a while longer, for jcmd GC.class_histogram.
+        Thread.sleep(Long.getLong("memory.holdMillis", 0));
+        return used;
     }
 
     private static long usedHeapAfterGc() throws InterruptedException {
