@@ -193,9 +193,9 @@ public final class RunSuite {
             }
             for (Row r : rows) {
                 if (r.isMarl() && r.median > bestBaseline.median) {
-                    losses.append(String.format(Locale.ROOT, "- %s: %s %s takes %.2f× the time of %s %s (%s vs %s %s).%n",
-                            w.title, r.method, r.params, r.median / bestBaseline.median, bestBaseline.method,
-                            bestBaseline.params, num(r.median), num(bestBaseline.median), r.unit));
+                    losses.append(String.format(Locale.ROOT, "- %s: %s takes %.2f× the time of %s (%s vs %s %s).%n",
+                            w.title, r.label(), r.median / bestBaseline.median, bestBaseline.label(),
+                            num(r.median), num(bestBaseline.median), r.unit));
                 }
             }
             String target = w.target.isEmpty() ? "–" : w.target;
@@ -318,6 +318,10 @@ public final class RunSuite {
             return new Row(label.substring(0, dot), label.substring(dot + 1), params.toString(),
                     primary.getStatistics().getPercentile(50), primary.getScore(), primary.getScoreError(),
                     primary.getScoreUnit());
+        }
+
+        String label() {
+            return params.isEmpty() ? method : method + " (" + params + ")";
         }
 
         boolean isMarl() {
