@@ -1,0 +1,73 @@
+package org.marl4j.benchmarks;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
+
+import org.marl4j.Event;
+import org.marl4j.Scheduler;
+
+/** BenchSupport holds the fixtures and helpers the benchmarks share. */
+final class BenchSupport {
+    /** The JVM flag every fork needs: marl4j's continuations live in java.base/jdk.internal.vm. */
+    static final String ADD_EXPORTS = "--add-exports=java.base/jdk.internal.vm=ALL-UNNAMED";
+
+    /** Worker threads are named WORKER_PREFIX + id, so a task can tell which worker runs it. */
+    static final String WORKER_PREFIX = "bench-worker-";
+
+    private BenchSupport() {}
+
+    /** newScheduler(workers) makes a scheduler with marl's defaults and the given worker count. */
+    static Scheduler newScheduler(int workers) {
+        return new Scheduler(new Scheduler.Config()
+                .setWorkerThreadCount(workers)
+                .setThreadNamePrefix(WORKER_PREFIX));
+    }
+
+    /** workerId() returns the id of the marl4j worker thread running the caller, or -1. */
+    static int workerId() {
+        String name = Thread.currentThread().getName();
+        return name.startsWith(WORKER_PREFIX) ? Integer.parseInt(name.substring(WORKER_PREFIX.length())) : -1;
+    }
+
+    /**
+     * await(future) suspends the calling fiber (or blocks the calling thread, off-fiber) until the
+     * future completes, and returns its value.
+     *
+     * <p>STAND-IN: replace with {@code org.marl4j.futures.Futures.await(future)} once the
+     * fiber-futures module lands. It is built only on fiber-core's public API: an Event signalled
+     * from whenComplete. It allocates one Event and one completion node per blocking await, which
+     * Futures.await may do better.
+     */
+    static <T> T await(CompletableFuture<T> future) {
+        if (!future.isDone()) {
+            Event completed = new Event(Event.Mode.MANUAL);
+            future.whenComplete((value, failure) -> completed.signal());
+            completed.await();
+        }
+        return future.join();
+    }
+
+    /** doSomeWork(x) is marl's benchmark work unit (src/marl_bench.h): ~170 µs of bit twiddling. */
+    static int doSomeWork(int x) {
+        int q = x;
+        for (int i = 0; i < 100_000; i++) {
+            x = (x << 4) | x;
+            x = x | 0x1020;
+            x = (x >>> 2) & q;
+        }
+        return x;
+    }
+
+    /** shutdown(pool) stops a baseline executor and waits for it. */
+    static void shutdown(ExecutorService pool) {
+        pool.shutdown();
+        try {
+            if (!pool.awaitTermination(30, TimeUnit.SECONDS)) {
+                throw new IllegalStateException(pool + " did not terminate");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

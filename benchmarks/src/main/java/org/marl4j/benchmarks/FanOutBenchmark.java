@@ -1,0 +1,144 @@
+package org.marl4j.benchmarks;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+
+import org.marl4j.Scheduler;
+import org.marl4j.Task;
+import org.marl4j.WaitGroup;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * FanOutBenchmark: fan out 100,000 fibers that each block on their own {@link CompletableFuture},
+ * which another platform thread completes once all of them are waiting; fan in on a WaitGroup. vs
+ * 100,000 virtual threads calling {@code join()} and a CountDownLatch.
+ *
+ * <p>The completer starts only when every fiber (virtual thread) has announced that it is about to
+ * block, so nearly all of them really suspend. The timed region covers start, block, complete,
+ * resume and fan-in. SingleShot; scores are ns per fiber.
+ *
+ * <p>marl4j awaits through {@link BenchSupport#await}, a stand-in for fiber-futures'
+ * {@code Futures.await} until that module lands.
+ */
+@BenchmarkMode(Mode.SingleShotTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 5)
+@Measurement(iterations = 10)
+@Fork(value = 1, jvmArgsAppend = {BenchSupport.ADD_EXPORTS, "-Xms2g", "-Xmx2g"})
+public class FanOutBenchmark {
+    static final int FIBERS = 100_000;
+    /** How often the completer checks whether every waiter has announced itself. */
+    static final long POLL_NANOS = 20_000;
+
+    @State(Scope.Thread)
+    public static class Marl {
+        @Param({"0", "1", "2"})
+        public int threads;
+        Scheduler scheduler;
+
+        @Setup(Level.Trial)
+        public void create() {
+            scheduler = BenchSupport.newScheduler(threads);
+        }
+
+        @Setup(Level.Iteration)
+        public void bind() {
+            scheduler.bind();
+        }
+
+        @TearDown(Level.Iteration)
+        public void unbind() {
+            scheduler.unbind();
+        }
+
+        @TearDown(Level.Trial)
+        public void close() {
+            scheduler.close();
+        }
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(FIBERS)
+    public WaitGroup marl4j(Marl m) {
+        CompletableFuture<Integer>[] futures = newFutures();
+        AtomicInteger blocking = new AtomicInteger();
+        WaitGroup done = new WaitGroup(FIBERS);
+        for (int i = 0; i < FIBERS; i++) {
+            CompletableFuture<Integer> f = futures[i];
+            m.scheduler.enqueue(new Task(() -> {
+                blocking.incrementAndGet();
+                BenchSupport.await(f); // stand-in for Futures.await(f)
+                done.done();
+            }));
+        }
+        Thread completer = startCompleter(futures, blocking);
+        done.await();
+        join(completer);
+        return done;
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(FIBERS)
+    public CountDownLatch virtualThreads() throws InterruptedException {
+        CompletableFuture<Integer>[] futures = newFutures();
+        AtomicInteger blocking = new AtomicInteger();
+        CountDownLatch done = new CountDownLatch(FIBERS);
+        for (int i = 0; i < FIBERS; i++) {
+            CompletableFuture<Integer> f = futures[i];
+            Thread.ofVirtual().start(() -> {
+                blocking.incrementAndGet();
+                f.join();
+                done.countDown();
+            });
+        }
+        Thread completer = startCompleter(futures, blocking);
+        done.await();
+        join(completer);
+        return done;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static CompletableFuture<Integer>[] newFutures() {
+        CompletableFuture<Integer>[] futures = new CompletableFuture[FIBERS];
+        for (int i = 0; i < FIBERS; i++) {
+            futures[i] = new CompletableFuture<>();
+        }
+        return futures;
+    }
+
+    /** The completer waits until every waiter has announced itself, then completes all futures. */
+    private static Thread startCompleter(CompletableFuture<Integer>[] futures, AtomicInteger blocking) {
+        return Thread.ofPlatform().start(() -> {
+            while (blocking.get() < FIBERS) {
+                LockSupport.parkNanos(POLL_NANOS); // poll gently: spinning would steal a core of two
+            }
+            for (int i = 0; i < FIBERS; i++) {
+                futures[i].complete(i);
+            }
+        });
+    }
+
+    private static void join(Thread t) {
+        try {
+            t.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,48 @@
+package org.marl4j.benchmarks;
+
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * PingPong is the JDK baseline for a fiber ping-pong: two threads take turns through a volatile
+ * flag and park/unpark, so one round trip is two parks and two unparks.
+ */
+final class PingPong {
+    private final int rounds;
+    private volatile int turn; // 0: ping's turn, 1: pong's turn
+    private volatile Thread ping;
+    private volatile Thread pong;
+
+    PingPong(int rounds) {
+        this.rounds = rounds;
+    }
+
+    /** runOnVirtualThreads() plays all rounds on two new virtual threads and waits for both. */
+    void runOnVirtualThreads() throws InterruptedException {
+        ping = Thread.ofVirtual().unstarted(this::ping);
+        pong = Thread.ofVirtual().unstarted(this::pong);
+        pong.start();
+        ping.start();
+        ping.join();
+        pong.join();
+    }
+
+    private void ping() {
+        for (int r = 0; r < rounds; r++) {
+            turn = 1;
+            LockSupport.unpark(pong);
+            while (turn != 0) {
+                LockSupport.park(this);
+            }
+        }
+    }
+
+    private void pong() {
+        for (int r = 0; r < rounds; r++) {
+            while (turn != 1) {
+                LockSupport.park(this);
+            }
+            turn = 0;
+            LockSupport.unpark(ping);
+        }
+    }
+}

@@ -1,0 +1,342 @@
+package org.marl4j.benchmarks;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Stream;
+
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.RunnerException;
+import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.runner.options.TimeValue;
+
+/**
+ * RunSuite runs every benchmark of this module with the settings on each class (one fork; see
+ * RESULTS.md for the list), then the memory measurement in fresh JVMs, and writes RESULTS.md: the
+ * machine, each workload's scores, and the ratio marl4j / best baseline.
+ *
+ * <p>System properties: {@code bench.results} (output file, default {@code RESULTS.md}),
+ * {@code bench.include} (regex of benchmarks to run, default all), {@code bench.quick=true} (one
+ * warm-up and two measurement iterations of 0.2 s: a smoke test whose numbers mean nothing).
+ */
+public final class RunSuite {
+    /** Runs of each memory case; the median is reported. */
+    private static final int MEMORY_RUNS = 5;
+
+    /** A workload: the benchmarks whose method names start with prefix in one class. */
+    private record Workload(String title, Class<?> type, String prefix, String target,
+                            String targetBaseline, double targetFactor) {}
+
+    private static final List<Workload> WORKLOADS = List.of(
+            new Workload("Schedule/Empty (262,144 tasks, no wait), ns/task", ScheduleBenchmark.class, "empty_", "", null, 0),
+            new Workload("Schedule/WaitGroup (262,144 tasks), ns/task", ScheduleBenchmark.class, "waitGroup_", "", null, 0),
+            new Workload("Schedule/SomeWork (512 tasks × ~170 µs), ns/task", ScheduleBenchmark.class, "someWork_", "", null, 0),
+            new Workload("Schedule/Event (chain of 512), ns/hop", EventBenchmark.class, "chain_", "", null, 0),
+            new Workload("Schedule/EventBaton (65,536 round trips), ns/round trip", EventBenchmark.class, "baton_", "", null, 0),
+            new Workload("1,000,000 empty tasks, one producer, wait for all, ns/task", EmptyTasksBenchmark.class, "", 
+                    "≤ ForkJoinPool(2) and ≤ 1/3 of virtual-thread-per-task", "forkJoinPool", 1.0),
+            new Workload("Ping-pong over two AUTO Events, ns/round trip", PingPongBenchmark.class, "",
+                    "≤ 1/2 of two virtual threads (park/unpark)", "virtualThreads", 0.5),
+            new Workload("Fan-out/fan-in: 100,000 fibers each blocked on a CompletableFuture, ns/fiber",
+                    FanOutBenchmark.class, "", "", null, 0));
+
+    private RunSuite() {}
+
+    public static void main(String[] args) throws Exception {
+        boolean quick = Boolean.getBoolean("bench.quick");
+        String include = System.getProperty("bench.include", ".*");
+        Path out = Path.of(System.getProperty("bench.results", "RESULTS.md"));
+        double loadBefore = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+        long start = System.nanoTime();
+
+        Collection<RunResult> results = runJmh(include, quick);
+        Map<String, List<Long>> memory = include.equals(".*") || "Memory".matches(include)
+                || include.contains("Memory") ? runMemory() : Map.of();
+
+        double loadAfter = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+        long minutes = (System.nanoTime() - start) / 60_000_000_000L;
+        String report = new Report(results, memory, quick, loadBefore, loadAfter, minutes).render();
+        Files.writeString(out, report, StandardCharsets.UTF_8);
+        System.out.println(report);
+        System.out.println("Wrote " + out.toAbsolutePath());
+    }
+
+    private static Collection<RunResult> runJmh(String include, boolean quick) throws RunnerException {
+        ChainedOptionsBuilder options = new OptionsBuilder()
+                .include("org\\.marl4j\\.benchmarks\\.(" + include + ")")
+                .shouldFailOnError(true);
+        if (quick) {
+            options.warmupIterations(1).measurementIterations(2)
+                    .warmupTime(TimeValue.milliseconds(200)).measurementTime(TimeValue.milliseconds(200));
+        }
+        return new Runner(options.build()).run();
+    }
+
+    /** Runs MemoryBenchmark in fresh JVMs: key = case, value = bytes per fiber of each run. */
+    private static Map<String, List<Long>> runMemory() throws IOException, InterruptedException {
+        Map<String, List<Long>> bytes = new LinkedHashMap<>();
+        List<List<String>> cases = List.of(List.of("marl4j", "0"), List.of("marl4j", "1"),
+                List.of("marl4j", "2"), List.of("virtualThreads"));
+        for (List<String> c : cases) {
+            List<Long> runs = new ArrayList<>();
+            for (int i = 0; i < MEMORY_RUNS; i++) {
+                runs.add(runMemoryCase(c));
+            }
+            bytes.put(String.join(" workers=", c), runs);
+        }
+        return bytes;
+    }
+
+    private static long runMemoryCase(List<String> args) throws IOException, InterruptedException {
+        String java = ProcessHandle.current().info().command()
+                .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        List<String> command = new ArrayList<>(List.of(java, BenchSupport.ADD_EXPORTS, "-Xms2g", "-Xmx2g",
+                "-XX:+UseSerialGC",
+                "-cp", System.getProperty("java.class.path"), MemoryBenchmark.class.getName()));
+        command.addAll(args);
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        long bytes = -1;
+        try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = r.readLine()) != null) {
+                if (line.startsWith("bytesPerFiber=")) {
+                    bytes = Long.parseLong(line.substring("bytesPerFiber=".length()));
+                } else {
+                    System.out.println("[memory] " + line);
+                }
+            }
+        }
+        if (p.waitFor() != 0 || bytes < 0) {
+            throw new IllegalStateException("MemoryBenchmark " + args + " failed (exit " + p.exitValue() + ")");
+        }
+        System.out.println("[memory] " + args + ": " + bytes + " bytes per fiber");
+        return bytes;
+    }
+
+    /** Report renders RESULTS.md. */
+    private record Report(Collection<RunResult> results, Map<String, List<Long>> memory, boolean quick,
+                          double loadBefore, double loadAfter, long minutes) {
+        String render() {
+            StringBuilder md = new StringBuilder();
+            header(md);
+            StringBuilder summary = new StringBuilder();
+            summary.append("| workload | best marl4j | best baseline | ratio marl4j / baseline | ratio per marl4j config | target | met |\n")
+                    .append("|---|---|---|---|---|---|---|\n");
+            StringBuilder details = new StringBuilder();
+            StringBuilder losses = new StringBuilder();
+            for (Workload w : WORKLOADS) {
+                workload(w, summary, details, losses);
+            }
+            memorySection(summary, details, losses);
+            md.append("## Summary\n\nRatios are of medians, marl4j time / best baseline time: **below 1 means marl4j is faster**"
+                    + " (for memory: fewer bytes).\n\n").append(summary).append('\n');
+            md.append("## Where marl4j loses (ratio above 1 against the best baseline of this run)\n\n")
+                    .append(losses.isEmpty() ? "Nowhere in this run.\n" : losses)
+                    .append("\nProfiles and what would fix each loss in fiber-core: see README.md, \"Where marl4j loses, and why\".\n\n");
+            md.append(details);
+            return md.toString();
+        }
+
+        private void header(StringBuilder md) {
+            md.append("# marl4j benchmark results\n\n");
+            if (quick) {
+                md.append("**QUICK SMOKE RUN (bench.quick=true): the numbers below mean nothing.**\n\n");
+            }
+            md.append("- Date: ").append(ZonedDateTime.now().format(DateTimeFormatter.RFC_1123_DATE_TIME)).append('\n')
+                    .append("- Machine: ").append(Runtime.getRuntime().availableProcessors()).append(" cores (")
+                    .append(cpuModel()).append("), ").append(System.getProperty("os.name")).append(' ')
+                    .append(System.getProperty("os.version")).append('\n')
+                    .append("- JDK: ").append(System.getProperty("java.vm.name")).append(' ')
+                    .append(System.getProperty("java.runtime.version")).append('\n')
+                    .append(String.format(Locale.ROOT, "- Load average (1 min) at start %.2f, at end %.2f; suite took ~%d min%n",
+                            loadBefore, loadAfter, minutes))
+                    .append("- Caveat: a shared, noisy 2-core machine (other builds were running): trust ratios of medians"
+                            + " within one run, not absolute times, and expect ±20% run to run.\n\n");
+        }
+
+        private void workload(Workload w, StringBuilder summary, StringBuilder details, StringBuilder losses) {
+            List<Row> rows = results.stream().map(Row::of)
+                    .filter(r -> r.type.equals(w.type.getName()) && r.method.startsWith(w.prefix))
+                    .toList();
+            if (rows.isEmpty()) {
+                return;
+            }
+            Row bestBaseline = rows.stream().filter(r -> !r.isMarl()).min((a, b) -> Double.compare(a.median, b.median)).orElse(null);
+            Row bestMarl = rows.stream().filter(Row::isMarl).min((a, b) -> Double.compare(a.median, b.median)).orElse(null);
+            details.append("## ").append(w.title).append("\n\n")
+                    .append("`").append(w.type.getSimpleName()).append("`. Median and mean ± 99.9% error (JMH), ")
+                    .append(rows.get(0).unit).append(".\n\n")
+                    .append("| benchmark | params | median | mean ± error | ratio vs best baseline |\n|---|---|---|---|---|\n");
+            for (Row r : rows) {
+                details.append(String.format(Locale.ROOT, "| %s | %s | %s | %s ± %s | %s |%n", r.method, r.params,
+                        num(r.median), num(r.mean), num(r.error),
+                        r.isMarl() && bestBaseline != null ? ratio(r.median / bestBaseline.median) : ""));
+            }
+            details.append('\n');
+            if (bestMarl == null || bestBaseline == null) {
+                return;
+            }
+            for (Row r : rows) {
+                if (r.isMarl() && r.median > bestBaseline.median) {
+                    losses.append(String.format(Locale.ROOT, "- %s: %s takes %.2f× the time of %s (%s vs %s %s).%n",
+                            w.title, r.label(), r.median / bestBaseline.median, bestBaseline.label(),
+                            num(r.median), num(bestBaseline.median), r.unit));
+                }
+            }
+            String target = w.target.isEmpty() ? "–" : w.target;
+            String met = "–";
+            if (w.targetBaseline != null) {
+                StringBuilder yes = new StringBuilder();
+                StringBuilder no = new StringBuilder();
+                for (Row m : rows) {
+                    if (m.isMarl()) {
+                        StringBuilder into = meetsTarget(w, m, rows) ? yes : no;
+                        into.append(into.isEmpty() ? "" : ", ").append(m.method.replace("_marl4j", "")
+                                .replace("marl4j", "")).append(m.method.equals("marl4j") ? "" : " ").append(m.params);
+                    }
+                }
+                met = (yes.isEmpty() ? "" : "yes: " + yes.toString().trim())
+                        + (no.isEmpty() ? "" : (yes.isEmpty() ? "" : "; ") + "**no: " + no.toString().trim() + "**");
+            }
+            StringBuilder perConfig = new StringBuilder();
+            for (Row r : rows) {
+                if (r.isMarl()) {
+                    perConfig.append(perConfig.isEmpty() ? "" : "; ")
+                            .append(r.method.replace("_marl4j", "").replace("marl4j", ""))
+                            .append(r.params.isEmpty() ? "" : (r.method.equals("marl4j") ? "" : " ") + r.params)
+                            .append(": ").append(ratio(r.median / bestBaseline.median));
+                }
+            }
+            summary.append(String.format(Locale.ROOT, "| %s | %s %s: %s | %s %s: %s | **%s** | %s | %s | %s |%n",
+                    w.title, bestMarl.method, bestMarl.params, num(bestMarl.median), bestBaseline.method,
+                    bestBaseline.params, num(bestBaseline.median), ratio(bestMarl.median / bestBaseline.median),
+                    perConfig.toString().trim(), target, met));
+        }
+
+        /** meetsTarget: marl4j row m is within the workload's target against every named baseline. */
+        private static boolean meetsTarget(Workload w, Row m, List<Row> rows) {
+            boolean ok = true;
+            for (Row b : rows) {
+                if (b.method.equals(w.targetBaseline)) {
+                    ok &= m.median <= b.median * w.targetFactor;
+                }
+                if (w.type == EmptyTasksBenchmark.class && b.method.equals("virtualThreadPerTask")) {
+                    ok &= m.median * 3 <= b.median;
+                }
+            }
+            return ok;
+        }
+
+        private void memorySection(StringBuilder summary, StringBuilder details, StringBuilder losses) {
+            if (memory.isEmpty()) {
+                return;
+            }
+            details.append("## Memory: heap bytes per suspended fiber (100,000 blocked)\n\n")
+                    .append("`MemoryBenchmark`, each case in a fresh JVM (-Xmx2g, SerialGC so that a full GC compacts everything), ").append(MEMORY_RUNS)
+                    .append(" runs; heap used after System.gc() while all are blocked, minus before, / 100,000.\n\n")
+                    .append("| case | runs (bytes/fiber) | median | ratio vs virtual threads |\n|---|---|---|---|\n");
+            long vt = median(memory.getOrDefault("virtualThreads", List.of(0L)));
+            long bestMarl = Long.MAX_VALUE;
+            String bestCase = "";
+            for (Map.Entry<String, List<Long>> e : memory.entrySet()) {
+                long m = median(e.getValue());
+                boolean marl = e.getKey().startsWith("marl4j");
+                if (marl && m < bestMarl) {
+                    bestMarl = m;
+                    bestCase = e.getKey();
+                }
+                if (marl && m >= vt) {
+                    losses.append(String.format(Locale.ROOT, "- Memory: a suspended fiber with %s holds %d bytes of heap, a parked"
+                            + " virtual thread %d (%.2f×).%n", e.getKey().replace("marl4j ", ""), m, vt, (double) m / vt));
+                }
+                details.append(String.format(Locale.ROOT, "| %s | %s | %d | %s |%n", e.getKey(), e.getValue(), m,
+                        marl && vt > 0 ? ratio((double) m / vt) : ""));
+            }
+            long worstMarl = memory.entrySet().stream().filter(e -> e.getKey().startsWith("marl4j"))
+                    .mapToLong(e -> median(e.getValue())).max().orElse(0);
+            details.append('\n');
+            summary.append(String.format(Locale.ROOT, "| Memory per suspended fiber, bytes | %s: %d | virtualThreads: %d | **%s** | %s | below a parked virtual thread | %s |%n",
+                    bestCase, bestMarl, vt, ratio((double) bestMarl / vt), perConfigMemory(vt),
+                    worstMarl < vt ? "yes" : bestMarl < vt ? "**only with some worker counts**" : "**no**"));
+            details.append("What the bytes are (jcmd GC.class_histogram, 0 and 2 workers, one run): almost all is the"
+                    + " continuation's `jdk.internal.vm.StackChunk` (~775–1,000 bytes per fiber; interpreted frames are larger"
+                    + " than compiled ones, hence run-to-run spread), plus FiberContinuation 48, Fiber 40, Waiter 32 and the"
+                    + " worker-loop lambda 24 bytes.\n\n");
+        }
+
+        private String perConfigMemory(long vt) {
+            StringBuilder sb = new StringBuilder();
+            memory.forEach((k, v) -> {
+                if (k.startsWith("marl4j")) {
+                    sb.append(sb.isEmpty() ? "" : "; ").append(k.replace("marl4j ", "")).append(": ")
+                            .append(ratio((double) median(v) / vt));
+                }
+            });
+            return sb.toString();
+        }
+
+        private static long median(List<Long> values) {
+            long[] sorted = values.stream().mapToLong(Long::longValue).sorted().toArray();
+            return sorted[sorted.length / 2];
+        }
+
+        private static String cpuModel() {
+            try (Stream<String> lines = Files.lines(Path.of("/proc/cpuinfo"))) {
+                return lines.filter(l -> l.startsWith("model name")).findFirst()
+                        .map(l -> l.substring(l.indexOf(':') + 1).trim()).orElse("unknown CPU");
+            } catch (IOException | RuntimeException e) {
+                return "unknown CPU";
+            }
+        }
+    }
+
+    /** Row is one benchmark × parameter combination. */
+    private record Row(String type, String method, String params, double median, double mean, double error, String unit) {
+        static Row of(RunResult r) {
+            String label = r.getParams().getBenchmark();
+            int dot = label.lastIndexOf('.');
+            StringBuilder params = new StringBuilder();
+            for (String key : r.getParams().getParamsKeys()) {
+                params.append(params.isEmpty() ? "" : ", ").append(key).append('=').append(r.getParams().getParam(key));
+            }
+            var primary = r.getPrimaryResult();
+            return new Row(label.substring(0, dot), label.substring(dot + 1), params.toString(),
+                    primary.getStatistics().getPercentile(50), primary.getScore(), primary.getScoreError(),
+                    primary.getScoreUnit());
+        }
+
+        String label() {
+            return params.isEmpty() ? method : method + " (" + params + ")";
+        }
+
+        boolean isMarl() {
+            return method.contains("marl4j");
+        }
+    }
+
+    private static String num(double v) {
+        if (Double.isNaN(v)) {
+            return "n/a";
+        }
+        return v >= 100 ? String.format(Locale.ROOT, "%,.0f", v) : String.format(Locale.ROOT, "%.1f", v);
+    }
+
+    private static String ratio(double r) {
+        return String.format(Locale.ROOT, "%.2f", r);
+    }
+}
