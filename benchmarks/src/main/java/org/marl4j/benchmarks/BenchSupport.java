@@ -1,10 +1,8 @@
 package org.marl4j.benchmarks;
 
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 
-import org.marl4j.Event;
 import org.marl4j.Scheduler;
 
 /** BenchSupport holds the fixtures and helpers the benchmarks share. */
@@ -28,24 +26,6 @@ final class BenchSupport {
     static int workerId() {
         String name = Thread.currentThread().getName();
         return name.startsWith(WORKER_PREFIX) ? Integer.parseInt(name.substring(WORKER_PREFIX.length())) : -1;
-    }
-
-    /**
-     * await(future) suspends the calling fiber (or blocks the calling thread, off-fiber) until the
-     * future completes, and returns its value.
-     *
-     * <p>STAND-IN: replace with {@code org.marl4j.futures.Futures.await(future)} once the
-     * fiber-futures module lands. It is built only on fiber-core's public API: an Event signalled
-     * from whenComplete. It allocates one Event and one completion node per blocking await, which
-     * Futures.await may do better.
-     */
-    static <T> T await(CompletableFuture<T> future) {
-        if (!future.isDone()) {
-            Event completed = new Event(Event.Mode.MANUAL);
-            future.whenComplete((value, failure) -> completed.signal());
-            completed.await();
-        }
-        return future.join();
     }
 
     /** doSomeWork(x) is marl's benchmark work unit (src/marl_bench.h): ~170 µs of bit twiddling. */

@@ -23,6 +23,7 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
+import org.marl4j.futures.Futures;
 
 /**
  * FanOutBenchmark: fan out 100,000 fibers that each block on their own {@link CompletableFuture},
@@ -33,8 +34,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * block, so nearly all of them really suspend. The timed region covers start, block, complete,
  * resume and fan-in. SingleShot; scores are ns per fiber.
  *
- * <p>marl4j awaits through {@link BenchSupport#await}, a stand-in for fiber-futures'
- * {@code Futures.await} until that module lands.
+ * <p>marl4j awaits with fiber-futures' {@link Futures#await(java.util.concurrent.CompletionStage)}.
  */
 @BenchmarkMode(Mode.SingleShotTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -83,7 +83,7 @@ public class FanOutBenchmark {
             CompletableFuture<Integer> f = futures[i];
             m.scheduler.enqueue(new Task(() -> {
                 blocking.incrementAndGet();
-                BenchSupport.await(f); // stand-in for Futures.await(f)
+                Futures.await(f);
                 done.done();
             }));
         }
