@@ -48,6 +48,7 @@ public final class RunSuite {
             new Workload("Schedule/SomeWork (512 tasks × ~170 µs), ns/task", ScheduleBenchmark.class, "someWork_", "", null, 0),
             new Workload("Schedule/Event (chain of 512), ns/hop", EventBenchmark.class, "chain_", "", null, 0),
             new Workload("Schedule/EventBaton (65,536 round trips), ns/round trip", EventBenchmark.class, "baton_", "", null, 0),
+            new Workload("Schedule/Ticket (512 tickets), ns/ticket", TicketBenchmark.class, "ticket_", "", null, 0),
             new Workload("1,000,000 empty tasks, one producer, wait for all, ns/task", EmptyTasksBenchmark.class, "", 
                     "≤ ForkJoinPool(2) and ≤ 1/3 of virtual-thread-per-task", "forkJoinPool", 1.0),
             new Workload("Ping-pong over two AUTO Events, ns/round trip", PingPongBenchmark.class, "",
