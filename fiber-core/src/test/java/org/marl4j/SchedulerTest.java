@@ -23,6 +23,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** Scheduler and Fiber behaviour, ported from marl's {@code scheduler_test.cpp} and extended. */
 class SchedulerTest {
@@ -488,6 +489,10 @@ class SchedulerTest {
             });
             Thread waker = Thread.ofPlatform().name("waker").start(() -> {
                 await().atMost(LONG).until(() -> checks.get() == 1);
+                // Once the mutex is free, the fiber holds its worker's lock until it is suspended:
+                // the wake below finds it suspended rather than running (where it would do nothing).
+                mutex.lock();
+                mutex.unlock();
                 waiter.get().wake(); // predicate still false: the fiber must check it and wait again
                 await().atMost(LONG).until(() -> checks.get() == 2);
                 mutex.lock();
@@ -526,6 +531,48 @@ class SchedulerTest {
             assertTrue(wg.await(LONG));
         });
         assertTrue(thrown.get() instanceof IllegalStateException, String.valueOf(thrown.get()));
+    }
+
+    /**
+     * Fiber.await with a {@link Mutex} as the lock, while another fiber of the same worker is queued
+     * on that Mutex: releasing it inside await() must wake that fiber without deadlocking the worker.
+     */
+    @ForEachWorkerCount
+    @Timeout(10)
+    void fiberAwait_releasingAMutexThatAFiberOfTheSameWorkerWaitsFor_doesNotDeadlock(int workers) {
+        AtomicBoolean secondGotTheMutex = new AtomicBoolean();
+        AtomicBoolean firstReturned = new AtomicBoolean();
+        TaskErrors.withBoundScheduler(workers, scheduler -> {
+            Mutex mutex = new Mutex();
+            boolean[] ready = {false};
+            WaitGroup wg = new WaitGroup(2);
+            Marl.schedule(() -> {
+                Fiber first = Fiber.current();
+                mutex.lock();
+                try {
+                    Scheduler.get().enqueue(new Task(() -> {
+                        mutex.lock(); // held by the first fiber: this one queues on the Mutex
+                        try {
+                            secondGotTheMutex.set(true);
+                            ready[0] = true;
+                        } finally {
+                            mutex.unlock();
+                        }
+                        first.wake();
+                        wg.done();
+                    }, Task.Flag.SAME_THREAD));
+                    Fiber.yield(); // lets the second fiber run until it blocks on the Mutex
+                    first.await(mutex, () -> ready[0]);
+                    firstReturned.set(true);
+                } finally {
+                    mutex.unlock();
+                }
+                wg.done();
+            });
+            assertTrue(wg.await(LONG));
+        });
+        assertTrue(secondGotTheMutex.get());
+        assertTrue(firstReturned.get());
     }
 
     @Test
