@@ -27,7 +27,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * every test runs with a {@link Mutex} and with a thread-owned {@link ReentrantLock} as the user's
  * lock, and waiters on fibers, on the bound thread and on plain threads.
  */
-@Timeout(30) // each test takes well under a second; a lost wake-up or deadlock should fail, not stall the build
+@Timeout(15) // each test takes well under a second; a lost wake-up or deadlock should fail, not stall the build
 class ConditionVariableTest {
 
     /** The kinds of user lock a ConditionVariable must work with. */
