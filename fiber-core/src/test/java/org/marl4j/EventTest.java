@@ -1,0 +1,440 @@
+package org.marl4j;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.marl4j.TaskErrors.LONG;
+import static org.marl4j.TaskErrors.join;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/** Event behaviour, ported from marl's {@code event_test.cpp} and extended to plain threads. */
+class EventTest {
+    /** Long enough that a waiter released by mistake would have been seen; used only for "nothing happened" checks. */
+    private static final Duration SETTLE = Duration.ofMillis(50);
+
+    // ------------------------------------------------------------------ state, no waiting
+
+    @Test
+    void defaultEvent_isAutoAndNotSignalled() {
+        Event event = new Event();
+        assertEquals(Event.Mode.AUTO, event.mode());
+        assertFalse(event.isSignalled());
+    }
+
+    @ParameterizedTest
+    @EnumSource(Event.Mode.class)
+    void initialState_isHonoured(Event.Mode mode) {
+        assertTrue(new Event(mode, true).isSignalled());
+        assertFalse(new Event(mode, false).isSignalled());
+        assertFalse(new Event(mode).isSignalled());
+        assertEquals(mode, new Event(mode).mode());
+    }
+
+    @ParameterizedTest
+    @EnumSource(Event.Mode.class)
+    void isSignalled_followsSignalAndClear_withoutConsuming(Event.Mode mode) {
+        Event event = new Event(mode);
+        assertFalse(event.isSignalled());
+        event.signal();
+        assertTrue(event.isSignalled());
+        assertTrue(event.isSignalled());
+        event.clear();
+        assertFalse(event.isSignalled());
+    }
+
+    @Test
+    void autoTest_consumesTheSignal() {
+        Event event = new Event(Event.Mode.AUTO);
+        assertFalse(event.test());
+        event.signal();
+        assertTrue(event.test());
+        assertFalse(event.test());
+        assertFalse(event.isSignalled());
+    }
+
+    @Test
+    void manualTest_leavesTheSignalRaised() {
+        Event event = new Event(Event.Mode.MANUAL);
+        assertFalse(event.test());
+        event.signal();
+        assertTrue(event.test());
+        assertTrue(event.test());
+        assertTrue(event.isSignalled());
+    }
+
+    @Test
+    void autoSignal_twiceWithNobodyWaiting_isConsumedOnce() {
+        Event event = new Event(Event.Mode.AUTO);
+        event.signal();
+        event.signal();
+        assertTrue(event.test());
+        assertFalse(event.test());
+    }
+
+    @ParameterizedTest
+    @EnumSource(Event.Mode.class)
+    void await_onASignalledEvent_returnsAtOnce_andAutoConsumes(Event.Mode mode) {
+        Event event = new Event(mode, true);
+        event.await();
+        assertEquals(mode == Event.Mode.MANUAL, event.isSignalled());
+        assertEquals(mode == Event.Mode.MANUAL, event.await(Duration.ZERO));
+    }
+
+    @ParameterizedTest
+    @EnumSource(Event.Mode.class)
+    void clear_lowersASignalSoThatTimedWaitsTimeOut(Event.Mode mode) {
+        Event event = new Event(mode, true);
+        event.clear();
+        assertFalse(event.await(Duration.ofMillis(5)));
+    }
+
+    // ------------------------------------------------------------------ fibers waiting
+
+    @ForEachWorkerCount
+    void autoSignal_releasesOneWaitingFiberPerSignal(int workers) {
+        AtomicInteger counter = new AtomicInteger();
+        List<Integer> afterEachSignal = new ArrayList<>();
+        List<Boolean> extraRelease = new ArrayList<>();
+        TaskErrors.withBoundScheduler(workers, scheduler -> {
+            Event event = new Event(Event.Mode.AUTO);
+            Event done = new Event(Event.Mode.AUTO);
+            AtomicInteger waiting = new AtomicInteger();
+            for (int i = 0; i < 3; i++) {
+                Marl.schedule(() -> {
+                    waiting.incrementAndGet();
+                    event.await();
+                    counter.incrementAndGet();
+                    done.signal();
+                });
+            }
+            assertEquals(0, counter.get());
+            for (int i = 0; i < 3; i++) {
+                event.signal();
+                assertTrue(done.await(LONG));
+                afterEachSignal.add(counter.get());
+                // If the signal had released more than one waiter, done would be signalled again.
+                extraRelease.add(done.await(SETTLE));
+            }
+        });
+        assertEquals(List.of(1, 2, 3), afterEachSignal);
+        assertEquals(List.of(false, false, false), extraRelease);
+    }
+
+    @ForEachWorkerCount
+    void manualSignal_releasesEveryWaitingFiber_andStaysRaised(int workers) {
+        AtomicInteger counter = new AtomicInteger();
+        AtomicBoolean stillSignalled = new AtomicBoolean();
+        TaskErrors.withBoundScheduler(workers, scheduler -> {
+            Event event = new Event(Event.Mode.MANUAL);
+            WaitGroup wg = new WaitGroup(1000);
+            for (int i = 0; i < 1000; i++) {
+                Marl.schedule(() -> {
+                    event.await();
+                    counter.incrementAndGet();
+                    wg.done();
+                });
+            }
+            event.signal();
+            assertTrue(wg.await(LONG));
+            stillSignalled.set(event.isSignalled());
+        });
+        assertEquals(1000, counter.get());
+        assertTrue(stillSignalled.get());
+    }
+
+    @ForEachWorkerCount
+    void events_releaseFibersInTheSignalledSequence(int workers) {
+        for (Event.Mode mode : Event.Mode.values()) {
+            StringBuffer sequence = new StringBuffer();
+            TaskErrors.withBoundScheduler(workers, scheduler -> {
+                Event a = new Event(mode);
+                Event b = new Event(mode);
+                Event c = new Event(mode);
+                Event done = new Event(mode);
+                Marl.schedule(() -> {
+                    b.await();
+                    sequence.append('B');
+                    c.signal();
+                });
+                Marl.schedule(() -> {
+                    a.await();
+                    sequence.append('A');
+                    b.signal();
+                });
+                Marl.schedule(() -> {
+                    c.await();
+                    sequence.append('C');
+                    done.signal();
+                });
+                assertEquals("", sequence.toString());
+                a.signal();
+                assertTrue(done.await(LONG));
+            });
+            assertEquals("ABC", sequence.toString(), mode.toString());
+        }
+    }
+
+    @ForEachWorkerCount
+    void timedAwait_returnsTrueWhenSignalledBeforeTheTimeout(int workers) {
+        AtomicInteger signalled = new AtomicInteger();
+        TaskErrors.withBoundScheduler(workers, scheduler -> {
+            Event event = new Event(Event.Mode.MANUAL);
+            WaitGroup wg = new WaitGroup(1000);
+            for (int i = 0; i < 1000; i++) {
+                Marl.schedule(() -> {
+                    if (event.await(LONG)) {
+                        signalled.incrementAndGet();
+                    }
+                    wg.done();
+                });
+            }
+            event.signal();
+            assertTrue(wg.await(LONG));
+        });
+        assertEquals(1000, signalled.get());
+    }
+
+    @ForEachWorkerCount
+    void timedAwait_returnsFalseAfterTheTimeout_whenNeverSignalled(int workers) {
+        Duration timeout = Duration.ofMillis(10);
+        AtomicInteger timedOut = new AtomicInteger();
+        AtomicInteger tooEarly = new AtomicInteger();
+        TaskErrors.withBoundScheduler(workers, scheduler -> {
+            Event event = new Event(Event.Mode.AUTO);
+            WaitGroup wg = new WaitGroup(1000);
+            for (int i = 0; i < 1000; i++) {
+                Marl.schedule(() -> {
+                    long start = System.nanoTime();
+                    if (!event.await(timeout)) {
+                        timedOut.incrementAndGet();
+                    }
+                    if (System.nanoTime() - start < timeout.toNanos()) {
+                        tooEarly.incrementAndGet();
+                    }
+                    wg.done();
+                });
+            }
+            assertTrue(wg.await(LONG));
+        });
+        assertEquals(1000, timedOut.get());
+        assertEquals(0, tooEarly.get());
+    }
+
+    @ForEachWorkerCount
+    void autoSignal_withTimedWaiters_releasesExactlyAsManyAsSignals(int workers) {
+        int waiters = 100;
+        int signals = 40;
+        AtomicInteger released = new AtomicInteger();
+        TaskErrors.withBoundScheduler(workers, scheduler -> {
+            Event event = new Event(Event.Mode.AUTO);
+            Event oneReleased = new Event(Event.Mode.AUTO);
+            WaitGroup wg = new WaitGroup(waiters);
+            WaitGroup started = new WaitGroup(waiters);
+            AtomicBoolean closed = new AtomicBoolean();
+            for (int i = 0; i < waiters; i++) {
+                Marl.schedule(() -> {
+                    started.done();
+                    // Short timed waits, so that timeouts keep racing the signals.
+                    while (!closed.get()) {
+                        if (event.await(Duration.ofMillis(2))) {
+                            released.incrementAndGet();
+                            oneReleased.signal();
+                            break;
+                        }
+                    }
+                    wg.done();
+                });
+            }
+            assertTrue(started.await(LONG));
+            for (int i = 0; i < signals; i++) {
+                event.signal();
+                assertTrue(oneReleased.await(LONG), "signal " + i + " released nobody");
+            }
+            closed.set(true);
+            assertTrue(wg.await(LONG));
+        });
+        // Each signal was consumed by exactly one waiter, none was lost to a waiter that timed out.
+        assertEquals(signals, released.get());
+    }
+
+    @ForEachWorkerCount
+    void spuriousFiberWake_doesNotReturnFromAwait(int workers) {
+        AtomicInteger returned = new AtomicInteger();
+        AtomicInteger returnedEarly = new AtomicInteger(-1);
+        TaskErrors.withBoundScheduler(workers, scheduler -> {
+            Event event = new Event(Event.Mode.AUTO);
+            AtomicReference<Fiber> waiter = new AtomicReference<>();
+            WaitGroup wg = new WaitGroup(1);
+            Marl.schedule(() -> {
+                waiter.set(Fiber.current());
+                event.await();
+                returned.incrementAndGet();
+                wg.done();
+            });
+            Thread waker = Thread.ofPlatform().start(() -> {
+                try {
+                    await().atMost(LONG).until(() -> waiter.get() != null);
+                    for (int i = 0; i < 100; i++) {
+                        waiter.get().wake(); // not a signal: the fiber must go back to waiting
+                        Thread.yield();
+                    }
+                    returnedEarly.set(returned.get());
+                } finally {
+                    event.signal();
+                }
+            });
+            assertTrue(wg.await(LONG));
+            join(waker);
+        });
+        assertEquals(0, returnedEarly.get());
+        assertEquals(1, returned.get());
+    }
+
+    // ------------------------------------------------------------------ Event.any
+
+    @ForEachWorkerCount
+    void any_isSignalledWhenOneOfItsEventsIsSignalledLater(int workers) {
+        TaskErrors.withBoundScheduler(workers, scheduler -> {
+            for (int i = 0; i < 3; i++) {
+                List<Event> events = List.of(new Event(), new Event(), new Event());
+                Event any = Event.any(Event.Mode.AUTO, events);
+                assertFalse(any.isSignalled());
+                events.get(i).signal();
+                assertTrue(any.isSignalled(), "after signalling event " + i);
+            }
+        });
+    }
+
+    @Test
+    void any_ofAnAlreadySignalledEvent_isSignalledAtOnce() {
+        Event first = new Event(Event.Mode.AUTO);
+        Event second = new Event(Event.Mode.MANUAL, true);
+        Event any = Event.any(Event.Mode.MANUAL, first, second);
+        assertTrue(any.isSignalled());
+        assertEquals(Event.Mode.MANUAL, any.mode());
+    }
+
+    @Test
+    void any_ofNoEvents_isNeverSignalled() {
+        Event any = Event.any(Event.Mode.AUTO);
+        assertFalse(any.await(Duration.ofMillis(5)));
+    }
+
+    @ForEachWorkerCount
+    void any_wakesAFiberWaitingOnIt_whenAPlainThreadSignalsAnInput(int workers) {
+        AtomicInteger woke = new AtomicInteger();
+        TaskErrors.withBoundScheduler(workers, scheduler -> {
+            Event a = new Event();
+            Event b = new Event();
+            Event any = Event.any(Event.Mode.AUTO, a, b);
+            WaitGroup wg = new WaitGroup(1);
+            AtomicBoolean waiting = new AtomicBoolean();
+            Marl.schedule(() -> {
+                waiting.set(true);
+                any.await();
+                woke.incrementAndGet();
+                wg.done();
+            });
+            Thread signaller = Thread.ofPlatform().start(() -> {
+                await().atMost(LONG).untilTrue(waiting);
+                b.signal();
+            });
+            assertTrue(wg.await(LONG));
+            join(signaller);
+            assertTrue(b.isSignalled(), "any must not consume its input's signal");
+            assertFalse(any.isSignalled(), "the AUTO any event was consumed by its waiter");
+        });
+        assertEquals(1, woke.get());
+    }
+
+    // ------------------------------------------------------------------ plain threads
+
+    @ParameterizedTest
+    @EnumSource(Event.Mode.class)
+    void plainThreads_waitAndAreSignalledByAnotherPlainThread(Event.Mode mode) {
+        int threads = 8;
+        Event event = new Event(mode);
+        AtomicInteger released = new AtomicInteger();
+        List<Thread> waiters = new ArrayList<>();
+        for (int i = 0; i < threads; i++) {
+            waiters.add(Thread.ofPlatform().start(() -> {
+                event.await();
+                released.incrementAndGet();
+            }));
+        }
+        Thread signaller = Thread.ofPlatform().start(() -> {
+            if (mode == Event.Mode.MANUAL) {
+                event.signal();
+                return;
+            }
+            // An AUTO signal raised twice before anyone consumes it counts once: wait for each release.
+            for (int i = 1; i <= threads; i++) {
+                event.signal();
+                int expected = i;
+                await().atMost(LONG).until(() -> released.get() >= expected);
+            }
+        });
+        join(signaller);
+        waiters.forEach(TaskErrors::join);
+        assertEquals(threads, released.get());
+        assertEquals(mode == Event.Mode.MANUAL, event.isSignalled());
+    }
+
+    @Test
+    void plainThread_timedAwait_returnsFalseAfterTimeout_andTrueWhenSignalled() {
+        Event event = new Event();
+        Duration timeout = Duration.ofMillis(20);
+        long start = System.nanoTime();
+        assertFalse(event.await(timeout));
+        assertTrue(System.nanoTime() - start >= timeout.toNanos());
+
+        Thread signaller = Thread.ofPlatform().start(event::signal);
+        assertTrue(event.await(LONG));
+        join(signaller);
+    }
+
+    @ForEachWorkerCount
+    void plainThreadWaiter_isSignalledByAFiber_andFiberWaiterByAPlainThread(int workers) {
+        AtomicBoolean plainReleased = new AtomicBoolean();
+        AtomicBoolean fiberReleased = new AtomicBoolean();
+        TaskErrors.withBoundScheduler(workers, scheduler -> {
+            Event toPlain = new Event();
+            Event toFiber = new Event();
+            WaitGroup wg = new WaitGroup(1);
+            Thread plain = Thread.ofPlatform().start(() -> {
+                plainReleased.set(toPlain.await(LONG));
+                toFiber.signal();
+            });
+            Marl.schedule(() -> {
+                toPlain.signal();
+                fiberReleased.set(toFiber.await(LONG));
+                wg.done();
+            });
+            assertTrue(wg.await(LONG));
+            join(plain);
+        });
+        assertTrue(plainReleased.get());
+        assertTrue(fiberReleased.get());
+    }
+
+    @ForEachWorkerCount
+    void boundThread_waitingOnAnEvent_isReleasedByAPlainThread(int workers) {
+        TaskErrors.withBoundScheduler(workers, scheduler -> {
+            Event event = new Event(Event.Mode.AUTO);
+            Thread signaller = Thread.ofPlatform().start(event::signal);
+            event.await();
+            assertFalse(event.isSignalled(), "AUTO signal consumed by the bound thread's await");
+            join(signaller);
+        });
+    }
+}

@@ -1,0 +1,282 @@
+package org.marl4j;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.marl4j.TaskErrors.LONG;
+import static org.marl4j.TaskErrors.join;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/** WaitGroup behaviour, ported from marl's {@code waitgroup_test.cpp} and extended. */
+class WaitGroupTest {
+
+    // ------------------------------------------------------------------ counting, no scheduler
+
+    @Test
+    void done_needsNoScheduler_andReturnsTrueOnlyWhenTheCountReachesZero() {
+        WaitGroup wg = new WaitGroup(2);
+        assertFalse(wg.done());
+        assertEquals(1, wg.count());
+        assertTrue(wg.done());
+        assertEquals(0, wg.count());
+    }
+
+    @Test
+    void add_raisesTheCount_andDoneMatchesEachAdd() {
+        WaitGroup wg = new WaitGroup();
+        assertEquals(0, wg.count());
+        wg.add();
+        wg.add(3);
+        wg.add(0);
+        assertEquals(4, wg.count());
+        assertFalse(wg.done());
+        assertFalse(wg.done());
+        assertFalse(wg.done());
+        assertTrue(wg.done());
+        wg.add(1); // a WaitGroup may be reused once it reached zero
+        assertTrue(wg.done());
+    }
+
+    @Test
+    void done_pastZero_throwsIllegalState_andLeavesTheCountAtZero() {
+        WaitGroup wg = new WaitGroup(2);
+        wg.done();
+        wg.done();
+        assertThrows(IllegalStateException.class, wg::done);
+        assertEquals(0, wg.count());
+        assertThrows(IllegalStateException.class, new WaitGroup()::done);
+    }
+
+    @Test
+    void add_negative_throwsIllegalArgument_andLeavesTheCount() {
+        WaitGroup wg = new WaitGroup(3);
+        assertThrows(IllegalArgumentException.class, () -> wg.add(-1));
+        assertEquals(3, wg.count());
+        assertThrows(IllegalArgumentException.class, () -> new WaitGroup(-1));
+    }
+
+    @Test
+    void add_overflowingTheCount_throwsIllegalState_andLeavesTheCount() {
+        WaitGroup wg = new WaitGroup(Integer.MAX_VALUE);
+        assertThrows(IllegalStateException.class, () -> wg.add(1));
+        assertEquals(Integer.MAX_VALUE, wg.count());
+    }
+
+    @Test
+    void await_atZero_returnsAtOnce_onAPlainThread() {
+        WaitGroup wg = new WaitGroup();
+        wg.await();
+        assertTrue(wg.await(Duration.ZERO));
+    }
+
+    // ------------------------------------------------------------------ tasks
+
+    @ForEachWorkerCount
+    void await_returnsAfterOneTaskCallsDone(int workers) {
+        AtomicInteger counter = new AtomicInteger();
+        TaskErrors.withBoundScheduler(workers, scheduler -> {
+            WaitGroup wg = new WaitGroup(1);
+            Marl.schedule(() -> {
+                counter.incrementAndGet();
+                wg.done();
+            });
+            wg.await();
+            assertEquals(1, counter.get());
+        });
+    }
+
+    @ForEachWorkerCount
+    void await_returnsAfterTenTasksCallDone(int workers) {
+        AtomicInteger counter = new AtomicInteger();
+        TaskErrors.withBoundScheduler(workers, scheduler -> {
+            WaitGroup wg = new WaitGroup(10);
+            for (int i = 0; i < 10; i++) {
+                Marl.schedule(() -> {
+                    counter.incrementAndGet();
+                    wg.done();
+                });
+            }
+            wg.await();
+            assertEquals(10, counter.get());
+        });
+    }
+
+    @ForEachWorkerCount
+    void await_returnsOnlyAfterTheLastOfManyTasksCallsDone(int workers) {
+        int tasks = 2000;
+        AtomicInteger counter = new AtomicInteger();
+        AtomicInteger zeroReached = new AtomicInteger();
+        TaskErrors.withBoundScheduler(workers, scheduler -> {
+            WaitGroup wg = new WaitGroup(tasks); // counted up front: tasks may finish while the loop runs
+            for (int i = 0; i < tasks; i++) {
+                Marl.schedule(() -> {
+                    counter.incrementAndGet();
+                    if (wg.done()) {
+                        zeroReached.incrementAndGet();
+                    }
+                });
+            }
+            assertTrue(wg.await(LONG));
+            assertEquals(tasks, counter.get(), "await returned before every task was done");
+        });
+        assertEquals(1, zeroReached.get(), "exactly one done() brings the count to zero");
+    }
+
+    @ForEachWorkerCount
+    void manyFibers_waitingOnOneGroup_areAllReleased(int workers) {
+        int waiters = 500;
+        AtomicInteger released = new AtomicInteger();
+        TaskErrors.withBoundScheduler(workers, scheduler -> {
+            WaitGroup gate = new WaitGroup(1);
+            WaitGroup started = new WaitGroup(waiters);
+            WaitGroup finished = new WaitGroup(waiters);
+            for (int i = 0; i < waiters; i++) {
+                Marl.schedule(() -> {
+                    started.done();
+                    gate.await();
+                    released.incrementAndGet();
+                    finished.done();
+                });
+            }
+            assertTrue(started.await(LONG));
+            assertEquals(0, released.get());
+            gate.done();
+            assertTrue(finished.await(LONG));
+        });
+        assertEquals(waiters, released.get());
+    }
+
+    @ForEachWorkerCount
+    void tasksThatAddBeforeScheduling_keepTheGroupOpenUntilTheirChildrenFinish(int workers) {
+        AtomicInteger leaves = new AtomicInteger();
+        TaskErrors.withBoundScheduler(workers, scheduler -> {
+            WaitGroup wg = new WaitGroup(10);
+            for (int i = 0; i < 10; i++) {
+                Marl.schedule(() -> {
+                    wg.add(10);
+                    for (int j = 0; j < 10; j++) {
+                        Marl.schedule(() -> {
+                            Fiber.yield();
+                            leaves.incrementAndGet();
+                            wg.done();
+                        });
+                    }
+                    wg.done();
+                });
+            }
+            assertTrue(wg.await(LONG));
+            assertEquals(100, leaves.get());
+        });
+    }
+
+    // ------------------------------------------------------------------ timed waits
+
+    @ForEachWorkerCount
+    void timedAwait_onAFiber_returnsFalseAfterTheTimeout_thenTrueOnceDone(int workers) {
+        Duration timeout = Duration.ofMillis(20);
+        List<Object> results = new ArrayList<>();
+        TaskErrors.withBoundScheduler(workers, scheduler -> {
+            WaitGroup wg = new WaitGroup(1);
+            WaitGroup finished = new WaitGroup(1);
+            Marl.schedule(() -> {
+                long start = System.nanoTime();
+                boolean first = wg.await(timeout);
+                long elapsed = System.nanoTime() - start;
+                Marl.schedule(wg::done);
+                boolean second = wg.await(LONG);
+                synchronized (results) {
+                    results.add(first);
+                    results.add(elapsed >= timeout.toNanos());
+                    results.add(second);
+                }
+                finished.done();
+            });
+            assertTrue(finished.await(LONG));
+        });
+        synchronized (results) {
+            assertEquals(List.of(false, true, true), results);
+        }
+    }
+
+    @ForEachWorkerCount
+    void timedAwait_onTheBoundThread_timesOutThenSeesDone(int workers) {
+        TaskErrors.withBoundScheduler(workers, scheduler -> {
+            WaitGroup wg = new WaitGroup(1);
+            assertFalse(wg.await(Duration.ofMillis(10)));
+            Marl.schedule(wg::done);
+            assertTrue(wg.await(LONG));
+        });
+    }
+
+    @Test
+    void timedAwait_onAPlainThread_timesOutThenSeesDone() {
+        WaitGroup wg = new WaitGroup(1);
+        Duration timeout = Duration.ofMillis(20);
+        long start = System.nanoTime();
+        assertFalse(wg.await(timeout));
+        assertTrue(System.nanoTime() - start >= timeout.toNanos());
+        Thread doer = Thread.ofPlatform().start(wg::done);
+        assertTrue(wg.await(LONG));
+        join(doer);
+    }
+
+    // ------------------------------------------------------------------ plain threads
+
+    @ForEachWorkerCount
+    void plainThreads_waiting_areReleasedByTasks(int workers) {
+        int threads = 8;
+        AtomicInteger released = new AtomicInteger();
+        TaskErrors.withBoundScheduler(workers, scheduler -> {
+            WaitGroup wg = new WaitGroup(100);
+            AtomicInteger waiting = new AtomicInteger();
+            List<Thread> waiters = new ArrayList<>();
+            for (int i = 0; i < threads; i++) {
+                waiters.add(Thread.ofPlatform().start(() -> {
+                    waiting.incrementAndGet();
+                    wg.await();
+                    if (wg.count() == 0) {
+                        released.incrementAndGet();
+                    }
+                }));
+            }
+            await().atMost(LONG).until(() -> waiting.get() == threads);
+            for (int i = 0; i < 100; i++) {
+                Marl.schedule(wg::done);
+            }
+            assertTrue(wg.await(LONG)); // with no workers, the tasks run only while this thread blocks here
+            waiters.forEach(TaskErrors::join);
+        });
+        assertEquals(threads, released.get());
+    }
+
+    @Test
+    void plainThreads_waiting_areReleasedByOtherPlainThreads() {
+        int threads = 8;
+        WaitGroup wg = new WaitGroup(threads);
+        AtomicBoolean early = new AtomicBoolean();
+        AtomicInteger doneCalls = new AtomicInteger();
+        List<Thread> all = new ArrayList<>();
+        Thread waiter = Thread.ofPlatform().start(() -> {
+            wg.await();
+            early.set(doneCalls.get() != threads);
+        });
+        for (int i = 0; i < threads; i++) {
+            all.add(Thread.ofPlatform().start(() -> {
+                doneCalls.incrementAndGet();
+                wg.done();
+            }));
+        }
+        all.forEach(TaskErrors::join);
+        join(waiter);
+        assertFalse(early.get(), "await returned before the last done()");
+        assertEquals(0, wg.count());
+    }
+}
