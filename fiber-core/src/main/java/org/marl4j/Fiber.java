@@ -65,6 +65,9 @@ public final class Fiber {
     /** Null for a thread's main fiber, which runs on the thread's own stack. */
     FiberContinuation continuation;
 
+    /** Bumped by every wake(), under worker.lock; read by the fiber itself without it (see Worker.await). */
+    volatile int wakeEpoch;
+
     // Guarded by worker.lock.
     State state;
     long deadline;

@@ -4,6 +4,8 @@ import java.lang.management.LockInfo;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MonitorInfo;
 import java.lang.management.ThreadInfo;
+import java.util.HashSet;
+import java.util.Set;
 
 /**
  * The optional check, at every fiber suspend, that the thread holds no monitor and no
@@ -26,23 +28,55 @@ final class LockCheck {
         return Boolean.getBoolean(PROPERTY);
     }
 
-    /** verify() throws IllegalStateException naming the first lock, other than worker locks, the thread holds. */
-    static void verify() {
-        ThreadInfo info = ManagementFactory.getThreadMXBean()
-                .getThreadInfo(new long[] {Thread.currentThread().threadId()}, true, true)[0];
+    /**
+     * heldLocks() returns the identity hash codes of the monitors and synchronizers the calling
+     * thread holds: taken at bind(), so that locks a thread held before it joined the scheduler
+     * (say, a thread pool's own per-worker lock) are not reported. They were not taken by a fiber,
+     * and no fiber of the thread's own worker can contend for them unless it takes them itself.
+     */
+    static Set<Integer> heldLocks() {
+        ThreadInfo info = threadInfo();
+        if (info == null) {
+            return Set.of();
+        }
+        Set<Integer> held = new HashSet<>();
+        for (MonitorInfo monitor : info.getLockedMonitors()) {
+            held.add(monitor.getIdentityHashCode());
+        }
+        for (LockInfo lock : info.getLockedSynchronizers()) {
+            held.add(lock.getIdentityHashCode());
+        }
+        return held;
+    }
+
+    /**
+     * verify(ignored) throws IllegalStateException naming the first lock the thread holds, other
+     * than worker locks and those in {@code ignored} (held since bind()).
+     */
+    static void verify(Set<Integer> ignored) {
+        ThreadInfo info = threadInfo();
         if (info == null) {
             return;
         }
         for (MonitorInfo monitor : info.getLockedMonitors()) {
+            if (ignored.contains(monitor.getIdentityHashCode())) {
+                continue;
+            }
             throw held("the monitor of " + describe(monitor) + " (entered at " + monitor.getLockedStackFrame() + ")",
                     "leave the synchronized block before waiting");
         }
         for (LockInfo lock : info.getLockedSynchronizers()) {
-            if (!lock.getClassName().equals(WorkerLock.class.getName())) {
+            if (!lock.getClassName().equals(WorkerLock.class.getName())
+                    && !ignored.contains(lock.getIdentityHashCode())) {
                 throw held("the thread-owned lock " + describe(lock),
                         "unlock it before waiting, or use org.marl4j.Mutex, which fibers own");
             }
         }
+    }
+
+    private static ThreadInfo threadInfo() {
+        return ManagementFactory.getThreadMXBean()
+                .getThreadInfo(new long[] {Thread.currentThread().threadId()}, true, true)[0];
     }
 
     private static String describe(LockInfo lock) {

@@ -3,6 +3,7 @@ package org.marl4j;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayDeque;
+import java.util.Set;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.locks.Condition;
 import java.util.function.BooleanSupplier;
@@ -32,10 +33,20 @@ import java.util.concurrent.locks.Lock;
  * own stack: when it blocks, it runs the trampoline in place until it is itself woken.
  *
  * <p><b>Lock hand-off.</b> As in marl, {@code lock} is held across fiber switches: a suspending
- * fiber yields with it held and the fiber resumed next continues holding it. This is what makes
- * marl's lost-wake-up protocol work: a waiter takes the worker lock before it releases the user's
- * lock, and a waker needs the worker lock, so it can only see the waiter once it is fully
- * suspended. Waking a RUNNING or QUEUED fiber does nothing.
+ * fiber yields with it held and the fiber resumed next continues holding it. A waker needs the
+ * worker lock, so it only ever sees a waiter before it decided to suspend or once it is fully
+ * suspended. Waking a RUNNING or QUEUED fiber changes no state, as in marl.
+ *
+ * <p><b>Lost wake-ups, and one departure from marl.</b> marl's waiter takes the worker lock
+ * <em>before</em> releasing the user's lock, so no waker can slip in between. marl4j cannot: the
+ * user's lock may be a {@link Mutex}, whose unlock wakes the next owner's fiber and so takes a
+ * worker lock, perhaps this one (a self-deadlock; the lock is not reentrant) or another worker's
+ * (lock-order inversion). So no worker lock is ever held while user code or a user lock runs.
+ * Instead, the waiter samples its fiber's {@code wakeEpoch} while it still holds the user's lock;
+ * every wake() bumps the epoch under the worker lock; the waiter, now under the worker lock,
+ * suspends only if the epoch is unchanged. A waker that made the predicate true under the user's
+ * lock has therefore either bumped the epoch already or finds the fiber suspended. The primitives
+ * ({@link Waiter}) use a per-wait {@code notified} flag the same way.
  *
  * <p><b>Spinning and stealing</b> (marl's {@code spinForWork}). An MTW out of work first spins for
  * the configured duration, checking {@code num} and trying to steal a task (never a fiber: fibers
@@ -87,6 +98,8 @@ final class Worker {
     private final Condition added = lock.newCondition();
     private final long spinNanos;
     private final boolean checkLocks;
+    /** With checkLocks: locks the bound thread already held at bind(), which the check ignores. */
+    private Set<Integer> locksHeldAtBind = Set.of();
 
     // Guarded by lock.
     private final ArrayDeque<Task> tasks = new ArrayDeque<>();
@@ -139,6 +152,9 @@ final class Worker {
 
     /** bindToCurrentThread() makes this single-threaded worker the calling thread's worker. */
     void bindToCurrentThread() {
+        if (checkLocks) {
+            locksHeldAtBind = LockCheck.heldLocks();
+        }
         main = Fiber.main(this);
         current = main;
         BOUND.set(this);
@@ -248,6 +264,7 @@ final class Worker {
     void wake(Fiber fiber) {
         lock.lock();
         try {
+            fiber.wakeEpoch++; // under lock: see await()
             switch (fiber.state) {
                 case RUNNING, QUEUED, IDLE:
                     return; // running, already woken, or not waiting for anything
@@ -280,12 +297,15 @@ final class Worker {
             if (timed && deadline - System.nanoTime() <= 0) {
                 return false;
             }
-            lock.lock();
-            // Order matters: with the worker lock taken before the user lock is released, a
-            // waker (who needs the worker lock) cannot see this fiber until it is suspended.
+            // Read with userLock held: a waker that makes pred true must take userLock after this,
+            // so its wake() bumps the epoch after this read, and is seen below or finds us suspended.
+            int epoch = fiber.wakeEpoch;
             userLock.unlock();
+            lock.lock();
             try {
-                suspendChecked(fiber, timed, deadline);
+                if (fiber.wakeEpoch == epoch) {
+                    suspendChecked(fiber, timed, deadline);
+                }
             } finally {
                 lock.unlock();
                 userLock.lock();
@@ -300,8 +320,8 @@ final class Worker {
      * a notification that races with this call is seen here or wakes the suspended fiber.
      */
     void park(Fiber fiber, Lock userLock, Waiter waiter, boolean timed, long deadline) {
-        lock.lock();
         userLock.unlock();
+        lock.lock();
         try {
             if (!waiter.notified) {
                 suspendChecked(fiber, timed, deadline);
@@ -351,7 +371,7 @@ final class Worker {
                     + current + "): only a fiber can suspend itself");
         }
         if (checkLocks) {
-            LockCheck.verify();
+            LockCheck.verify(locksHeldAtBind);
         }
         suspend(fiber, timed, deadline);
     }

@@ -5,6 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
@@ -103,5 +106,60 @@ class LockCheckTest {
             }
         });
         assertNull(thrown);
+    }
+
+    @Test
+    void locksAThreadHeldBeforeBindAreNotReported() throws Exception {
+        // A ThreadPoolExecutor worker holds its own lock while it runs a task: binding a scheduler
+        // inside such a task and waiting must not trip the check.
+        String before = System.getProperty(LockCheck.PROPERTY);
+        System.setProperty(LockCheck.PROPERTY, "true");
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            Scheduler.Config config = TestSchedulers.config(1);
+            Future<Throwable> outcome = pool.submit(() -> {
+                try {
+                    TestSchedulers.withBoundScheduler(config, scheduler -> {
+                        WaitGroup done = new WaitGroup(1);
+                        Marl.schedule(() -> {
+                            Fiber.sleep(Duration.ofMillis(1));
+                            done.done();
+                        });
+                        done.await(); // the bound thread's main fiber suspends
+                    });
+                    return null;
+                } catch (Throwable t) {
+                    return t;
+                }
+            });
+            assertNull(outcome.get());
+            ReentrantLock taken = new ReentrantLock();
+            Future<Throwable> afterBind = pool.submit(() -> {
+                Scheduler scheduler = new Scheduler(TestSchedulers.config(0));
+                scheduler.bind();
+                try {
+                    taken.lock(); // taken after bind: reported
+                    try {
+                        Fiber.sleep(Duration.ofMillis(1));
+                        return null;
+                    } finally {
+                        taken.unlock();
+                    }
+                } catch (Throwable t) {
+                    return t;
+                } finally {
+                    scheduler.unbind();
+                    scheduler.close();
+                }
+            });
+            assertTrue(afterBind.get() instanceof IllegalStateException, String.valueOf(afterBind.get()));
+        } finally {
+            pool.shutdown();
+            if (before == null) {
+                System.clearProperty(LockCheck.PROPERTY);
+            } else {
+                System.setProperty(LockCheck.PROPERTY, before);
+            }
+        }
     }
 }
