@@ -45,6 +45,19 @@ final class ExecutorFixture implements AutoCloseable {
                 : Stream.of(Arguments.of(w, false), Arguments.of(w, true)));
     }
 
+    /** kinds() with worker threads: for tests that submit from plain threads. */
+    static Stream<Arguments> kindsWithWorkerThreads() {
+        return kinds().filter(a -> (int) a.get()[0] > 0);
+    }
+
+    /**
+     * kinds() with at most one worker thread: for tests that must hold every worker thread with one
+     * blocking task to keep submitted tasks from starting.
+     */
+    static Stream<Arguments> kindsWithAtMostOneWorkerThread() {
+        return kinds().filter(a -> (int) a.get()[0] <= 1);
+    }
+
     /** Shuts down, waits for termination, releases the scheduler, and checks no worker thread outlived it. */
     @Override
     public void close() {
