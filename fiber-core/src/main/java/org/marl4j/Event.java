@@ -162,16 +162,7 @@ public final class Event {
                 if (timed && deadline - System.nanoTime() <= 0) {
                     return false;
                 }
-                Waiter waiter = Waiter.forCurrent();
-                waiters.add(waiter);
-                boolean notified = false;
-                try {
-                    notified = waiter.await(lock, timed, deadline);
-                } finally {
-                    if (!notified) {
-                        waiters.remove(waiter); // timed out, woken spuriously, or the wait threw
-                    }
-                }
+                waiters.await(lock, timed, deadline);
             }
             return consume();
         } finally {

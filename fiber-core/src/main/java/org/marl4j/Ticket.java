@@ -110,16 +110,7 @@ public final class Ticket {
         queue.lock.lock();
         try {
             while (!called) {
-                Waiter waiter = Waiter.forCurrent();
-                waiters.add(waiter);
-                boolean notified = false;
-                try {
-                    notified = waiter.await(queue.lock, false, 0);
-                } finally {
-                    if (!notified) {
-                        waiters.remove(waiter);
-                    }
-                }
+                waiters.await(queue.lock, false, 0);
             }
         } finally {
             queue.lock.unlock();

@@ -1,5 +1,7 @@
 package org.marl4j;
 
+import java.util.concurrent.locks.Lock;
+
 /**
  * A FIFO of {@link Waiter}s, linked through the waiters themselves so a waiter that times out
  * unlinks itself in O(1). Not thread-safe: each primitive guards its queue with its own lock.
@@ -51,6 +53,25 @@ final class WaitQueue {
         waiter.next = null;
         size--;
         return true;
+    }
+
+    /**
+     * await() queues a waiter for the calling fiber (or thread), waits until it is woken or the
+     * deadline passes, and unlinks it again if it was not woken. {@code lock} must guard this queue
+     * and be held by the caller; it is released while waiting. Returns whether it was woken.
+     */
+    boolean await(Lock lock, boolean timed, long deadline) {
+        Waiter waiter = Waiter.forCurrent();
+        add(waiter);
+        boolean notified = false;
+        try {
+            notified = waiter.await(lock, timed, deadline);
+        } finally {
+            if (!notified) {
+                remove(waiter); // timed out, woken spuriously, or the wait threw
+            }
+        }
+        return notified;
     }
 
     /** poll() unlinks and returns the oldest waiter, or null. */
