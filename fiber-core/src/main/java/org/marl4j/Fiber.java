@@ -45,7 +45,7 @@ import java.util.function.BooleanSupplier;
  * worker thread's stack while it runs and are copied to the heap, at their actual size, when it
  * suspends. The worker threads' stack size bounds how deep a task may recurse.
  */
-public final class Fiber {
+public final class Fiber extends Timed {
     /** Where a fiber sits, guarded by its worker's lock. Transitions follow marl's. */
     enum State {
         /** IDLE: no task of its own; sits in its worker's idle list, ready to run the worker loop again. */
@@ -68,10 +68,8 @@ public final class Fiber {
     /** Bumped by every wake(), under worker.lock; read by the fiber itself without it (see Worker.await). */
     volatile int wakeEpoch;
 
-    // Guarded by worker.lock.
+    /** Guarded by worker.lock; the inherited deadline and heap index too. */
     State state;
-    long deadline;
-    int heapIndex = -1;
 
     private Fiber(Worker worker, int id) {
         this.worker = worker;

@@ -192,27 +192,71 @@ public final class Scheduler implements AutoCloseable {
      */
     public void enqueue(Task task) {
         Objects.requireNonNull(task, "task must not be null");
+        Worker own = ownWorkerOrReject();
+        if (task.is(Task.Flag.SAME_THREAD) || workers.length == 0) {
+            requireOwn(own, task).enqueue(task);
+        } else {
+            enqueueOnWorkerThreads(task);
+        }
+    }
+
+    /**
+     * enqueue(task, delay) schedules a task to run once {@code delay} has passed, on the worker
+     * {@link #enqueue(Task)} would choose, and returns a handle that can cancel it until it starts.
+     * The task waits in its worker's deadline heap: no timer thread is involved. A zero or negative
+     * delay means as soon as possible. Delayed tasks still pending when {@link #close()} is called
+     * run when due, and close() waits for them, as {@code ScheduledThreadPoolExecutor.shutdown()}
+     * does by default: cancel them first to close sooner.
+     *
+     * @throws RejectedExecutionException if the scheduler is closed
+     * @throws IllegalStateException if the task needs a worker of the calling thread and it has none
+     */
+    public DelayedTask enqueue(Task task, Duration delay) {
+        Objects.requireNonNull(task, "task must not be null");
+        long deadline = Fiber.deadlineAfter(Objects.requireNonNull(delay, "delay must not be null"));
+        Worker own = ownWorkerOrReject();
+        if (task.is(Task.Flag.SAME_THREAD) || workers.length == 0) {
+            Worker worker = requireOwn(own, task);
+            DelayedTask delayed = new DelayedTask(task, worker);
+            worker.enqueueDelayed(delayed, deadline);
+            return delayed;
+        }
+        while (true) {
+            Worker worker = workers[(nextEnqueueIdx.getAndIncrement() & Integer.MAX_VALUE) % workers.length];
+            DelayedTask delayed = new DelayedTask(task, worker);
+            try {
+                worker.enqueueDelayed(delayed, deadline);
+                return delayed;
+            } catch (RejectedExecutionException stopped) {
+                if (liveWorkers.get() == 0) {
+                    throw new RejectedExecutionException(this + " is closed: all its workers have stopped");
+                }
+            }
+        }
+    }
+
+    /** The calling thread's worker if it belongs to this scheduler, else null; rejects foreigners once closing. */
+    private Worker ownWorkerOrReject() {
         Worker current = Worker.current();
-        boolean own = current != null && current.scheduler == this;
-        if (closing && !own) {
+        Worker own = current != null && current.scheduler == this ? current : null;
+        if (closing && own == null) {
             throw new RejectedExecutionException(this + " is closed: tasks can no longer be enqueued from "
                     + "outside it (only its own tasks may enqueue while it drains)");
         }
-        if (task.is(Task.Flag.SAME_THREAD)) {
-            if (!own) {
-                throw new IllegalStateException("a SAME_THREAD task must be enqueued from a thread bound to " + this
-                        + " or from one of its tasks; call bind() first or drop the flag");
-            }
-            current.enqueue(task);
-        } else if (workers.length > 0) {
-            enqueueOnWorkerThreads(task);
-        } else if (own) {
-            current.enqueue(task);
-        } else {
-            throw new IllegalStateException(this + " has no worker threads, so its tasks run on the threads "
-                    + "bound to it: call bind() on this thread first, or configure worker threads with "
-                    + "Scheduler.Config.setWorkerThreadCount");
+        return own;
+    }
+
+    private Worker requireOwn(Worker own, Task task) {
+        if (own != null) {
+            return own;
         }
+        if (task.is(Task.Flag.SAME_THREAD)) {
+            throw new IllegalStateException("a SAME_THREAD task must be enqueued from a thread bound to " + this
+                    + " or from one of its tasks; call bind() first or drop the flag");
+        }
+        throw new IllegalStateException(this + " has no worker threads, so its tasks run on the threads "
+                + "bound to it: call bind() on this thread first, or configure worker threads with "
+                + "Scheduler.Config.setWorkerThreadCount");
     }
 
     /** Prefer a worker that recently started spinning, else round-robin; skip contended workers. */

@@ -40,6 +40,11 @@ public final class Task implements Runnable {
         this.sameThread = Objects.requireNonNull(flag, "task flag must not be null") == Flag.SAME_THREAD;
     }
 
+    Task(Runnable body, boolean sameThread) {
+        this.body = body;
+        this.sameThread = sameThread;
+    }
+
     /** is(flag) returns true if this task was created with {@code flag}. */
     public boolean is(Flag flag) {
         return flag == Flag.SAME_THREAD && sameThread;

@@ -19,8 +19,8 @@ import java.util.concurrent.locks.Lock;
  * when that thread blocks on a marl4j primitive, and at {@link Scheduler#unbind()}.
  *
  * <p><b>Queues</b> (marl's {@code Worker::Work}), all guarded by {@link #lock}: {@code tasks}, new
- * work in FIFO order; {@code fibers}, fibers woken and ready to resume; {@code waiting}, fibers
- * suspended with a deadline; {@code idleFibers}, fibers with nothing to do, kept for reuse. {@code
+ * work in FIFO order; {@code fibers}, fibers woken and ready to resume; {@code waiting}, a deadline
+ * heap of fibers suspended with a timeout and of delayed tasks not yet due (no timer thread); {@code idleFibers}, fibers with nothing to do, kept for reuse. {@code
  * num} is {@code tasks.size() + fibers.size()}; it is written under the lock and read without it by
  * a spinning worker and by thieves.
  *
@@ -54,8 +54,9 @@ import java.util.concurrent.locks.Lock;
  * signal only while {@code notifyAdded} says the worker sleeps. A spinning worker advertises itself
  * in the scheduler's spinning-workers ring, which {@link Scheduler#enqueue} prefers.
  *
- * <p><b>Shutdown.</b> A worker runs until it is told to shut down and has no tasks, no ready fibers
- * and no blocked fibers; then it marks itself {@code stopped} under the lock, so enqueuers move on.
+ * <p><b>Shutdown.</b> A worker runs until it is told to shut down and has no tasks, no ready fibers,
+ * no blocked fibers and no delayed tasks (which run when due, as after {@code
+ * ScheduledThreadPoolExecutor.shutdown()}); then it marks itself {@code stopped} under the lock, so enqueuers move on.
  *
  * <p><b>Pinning.</b> If the JVM cannot yield a fiber (a native frame or class initializer on its
  * stack), the fiber blocks the worker thread for that one wait ({@link #blockPinned}).
@@ -104,13 +105,15 @@ final class Worker {
     // Guarded by lock.
     private final ArrayDeque<Task> tasks = new ArrayDeque<>();
     private final ArrayDeque<Fiber> fibers = new ArrayDeque<>();
-    private final WaitingFibers waiting = new WaitingFibers();
+    private final Deadlines waiting = new Deadlines();
     private final ArrayDeque<Fiber> idleFibers = new ArrayDeque<>();
     private boolean notifyAdded;
     private boolean shutdown;
     /** Set when the worker loop ended because the worker shut down and drained. */
     private boolean drained;
     private int numBlockedFibers;
+    /** Delayed tasks in {@code waiting}: the worker does not stop while any is pending. */
+    private int numDelayed;
     private int fibersCreated;
 
     // Counters for Scheduler.stats(), each written only by this worker's thread (fibersCreated,
@@ -195,7 +198,7 @@ final class Worker {
         try {
             // Start with a plain wait rather than a spin, as marl does: a new thread has no work.
             notifyAdded = true;
-            while (numPlain() == 0 && !shutdown) {
+            while (numPlain() == 0 && waiting.isEmpty() && !shutdown) {
                 added.awaitUninterruptibly();
             }
             notifyAdded = false;
@@ -255,6 +258,36 @@ final class Worker {
             tasks.pollFirst();
             decNum();
             return task;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** enqueueDelayed(task, deadline) parks a delayed task in the deadline heap until it is due. */
+    void enqueueDelayed(DelayedTask task, long deadline) {
+        lock.lock();
+        try {
+            if (stopped) {
+                throw new RejectedExecutionException("worker " + id + " of " + scheduler + " has stopped");
+            }
+            waiting.add(task, deadline);
+            numDelayed++;
+            if (notifyAdded && waiting.nextDeadline() == deadline) {
+                added.signal(); // the sleeping worker must wait less than it planned
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** cancelDelayed(task) drops a cancelled delayed task from the heap if it is not due yet. */
+    void cancelDelayed(DelayedTask task) {
+        lock.lock();
+        try {
+            if (waiting.contains(task)) {
+                waiting.remove(task);
+                numDelayed--;
+            }
         } finally {
             lock.unlock();
         }
@@ -352,7 +385,7 @@ final class Worker {
         lock.lock();
         try {
             if (!waiting.isEmpty()) {
-                enqueueFiberTimeouts(System.nanoTime());
+                expireDeadlines(System.nanoTime());
             }
             if (numPlain() == 0) {
                 return;
@@ -450,7 +483,7 @@ final class Worker {
 
     /** Runs the worker loop on self until the worker has drained, or self retires (returns early). */
     private void runUntilShutdown(Fiber self) {
-        while (!shutdown || numPlain() > 0 || numBlockedFibers > 0) {
+        while (!shutdown || numPlain() > 0 || numBlockedFibers > 0 || numDelayed > 0) {
             waitForWork();
             if (runUntilIdle(self)) {
                 return;
@@ -466,6 +499,9 @@ final class Worker {
      */
     private boolean runUntilIdle(Fiber self) {
         while (numPlain() > 0) {
+            if (!waiting.isEmpty()) {
+                expireDeadlines(System.nanoTime()); // a busy worker still honours deadlines
+            }
             if (!fibers.isEmpty()) {
                 if (self != main && idleFibers.size() >= MAX_IDLE_FIBERS) {
                     return true; // retire: the trampoline resumes the ready fiber next
@@ -513,7 +549,7 @@ final class Worker {
      */
     private void waitForWork() {
         if (!waiting.isEmpty()) {
-            enqueueFiberTimeouts(System.nanoTime());
+            expireDeadlines(System.nanoTime());
         }
         if (numPlain() > 0) {
             return;
@@ -542,14 +578,14 @@ final class Worker {
         }
         sleepUntilWork();
         if (!waiting.isEmpty()) {
-            enqueueFiberTimeouts(System.nanoTime());
+            expireDeadlines(System.nanoTime());
         }
     }
 
     private void sleepUntilWork() {
         boolean interrupted = false;
         notifyAdded = true;
-        while (numPlain() == 0 && !(shutdown && numBlockedFibers == 0)) {
+        while (numPlain() == 0 && !(shutdown && numBlockedFibers == 0 && numDelayed == 0)) {
             try {
                 if (waiting.isEmpty()) {
                     added.await();
@@ -558,7 +594,7 @@ final class Worker {
                     if (nanos > 0) {
                         added.awaitNanos(nanos);
                     }
-                    enqueueFiberTimeouts(System.nanoTime());
+                    expireDeadlines(System.nanoTime());
                 }
             } catch (InterruptedException e) {
                 interrupted = true;
@@ -601,7 +637,7 @@ final class Worker {
                     if (nanos > 0) {
                         added.awaitNanos(nanos);
                     }
-                    enqueueFiberTimeouts(System.nanoTime());
+                    expireDeadlines(System.nanoTime());
                 } else {
                     added.await();
                 }
@@ -622,12 +658,18 @@ final class Worker {
         }
     }
 
-    private void enqueueFiberTimeouts(long now) {
-        Fiber fiber;
-        while ((fiber = waiting.pollExpired(now)) != null) {
-            assert fiber.state == Fiber.State.WAITING : fiber;
-            fiber.state = Fiber.State.QUEUED;
-            fibers.addLast(fiber);
+    /** expireDeadlines(now) makes timed-out fibers ready and queues delayed tasks that are due. */
+    private void expireDeadlines(long now) {
+        Timed entry;
+        while ((entry = waiting.pollExpired(now)) != null) {
+            if (entry instanceof Fiber fiber) {
+                assert fiber.state == Fiber.State.WAITING : fiber;
+                fiber.state = Fiber.State.QUEUED;
+                fibers.addLast(fiber);
+            } else {
+                numDelayed--;
+                tasks.addLast(((DelayedTask) entry).due);
+            }
             incNum();
         }
     }

@@ -1,0 +1,102 @@
+package org.marl4j;
+
+import java.util.Arrays;
+
+/**
+ * Everything of one worker that waits for a deadline, ordered by deadline: fibers waiting with a
+ * timeout ({@code work.waiting} in marl) and delayed tasks not yet due, in one structure so that no
+ * timer thread exists. A binary min-heap whose entries remember their own index, so waking a fiber
+ * or cancelling a task before its deadline removes it in O(log n) instead of a scan.
+ *
+ * <p>Not thread-safe: every method is called with the owning worker's lock held.
+ */
+final class Deadlines {
+    private Timed[] heap = new Timed[16];
+    private int size;
+
+    boolean isEmpty() {
+        return size == 0;
+    }
+
+    int size() {
+        return size;
+    }
+
+    /** nextDeadline() is the earliest deadline, in {@link System#nanoTime()} units; heap must not be empty. */
+    long nextDeadline() {
+        return heap[0].deadline;
+    }
+
+    void add(Timed entry, long deadline) {
+        assert entry.heapIndex < 0 : "already in the heap";
+        if (size == heap.length) {
+            heap = Arrays.copyOf(heap, size * 2);
+        }
+        entry.deadline = deadline;
+        siftUp(size++, entry);
+    }
+
+    boolean contains(Timed entry) {
+        return entry.heapIndex >= 0;
+    }
+
+    void remove(Timed entry) {
+        int i = entry.heapIndex;
+        assert i >= 0 && heap[i] == entry;
+        entry.heapIndex = -1;
+        Timed last = heap[--size];
+        heap[size] = null;
+        if (i == size) {
+            return;
+        }
+        siftDown(i, last);
+        if (heap[i] == last) {
+            siftUp(i, last);
+        }
+    }
+
+    /** pollExpired(now) removes and returns the earliest entry whose deadline is at or before now, or null. */
+    Timed pollExpired(long now) {
+        if (size == 0 || heap[0].deadline - now > 0) {
+            return null;
+        }
+        Timed first = heap[0];
+        remove(first);
+        return first;
+    }
+
+    private void siftUp(int i, Timed entry) {
+        while (i > 0) {
+            int parent = (i - 1) >>> 1;
+            Timed p = heap[parent];
+            if (entry.deadline - p.deadline >= 0) {
+                break;
+            }
+            place(i, p);
+            i = parent;
+        }
+        place(i, entry);
+    }
+
+    private void siftDown(int i, Timed entry) {
+        int half = size >>> 1;
+        while (i < half) {
+            int child = 2 * i + 1;
+            int right = child + 1;
+            if (right < size && heap[right].deadline - heap[child].deadline < 0) {
+                child = right;
+            }
+            if (entry.deadline - heap[child].deadline <= 0) {
+                break;
+            }
+            place(i, heap[child]);
+            i = child;
+        }
+        place(i, entry);
+    }
+
+    private void place(int i, Timed entry) {
+        heap[i] = entry;
+        entry.heapIndex = i;
+    }
+}

@@ -1,0 +1,64 @@
+package org.marl4j;
+
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * DelayedTask is the handle of a task enqueued with {@link Scheduler#enqueue(Task, java.time.Duration)}:
+ * it lets the task be cancelled until it starts.
+ *
+ * <pre>{@code
+ * DelayedTask retry = scheduler.enqueue(new Task(this::retry), Duration.ofSeconds(5));
+ * ...
+ * retry.cancel();   // true: it will never run
+ * }</pre>
+ *
+ * <p>The task waits in its worker's deadline heap, the one that times out waiting fibers, so
+ * delays cost no timer thread. When due it joins the worker's task queue like any task; it starts
+ * no earlier than its delay, and later if its worker is busy or (by up to the spin duration) spinning.
+ */
+public final class DelayedTask extends Timed {
+    private static final int PENDING = 0;
+    private static final int STARTED = 1;
+    private static final int CANCELLED = 2;
+
+    private final AtomicInteger state = new AtomicInteger(PENDING);
+    private final Worker worker;
+    /** What the worker queues when the task is due: runs the user's task unless cancelled first. */
+    final Task due;
+
+    DelayedTask(Task task, Worker worker) {
+        this.worker = worker;
+        this.due = new Task(() -> {
+            if (state.compareAndSet(PENDING, STARTED)) {
+                task.run();
+            }
+        }, task.is(Task.Flag.SAME_THREAD));
+    }
+
+    /**
+     * cancel() stops the task from running if it has not started yet. Returns true if this call
+     * cancelled it, false if it had already started (or finished) or was already cancelled.
+     */
+    public boolean cancel() {
+        if (!state.compareAndSet(PENDING, CANCELLED)) {
+            return false;
+        }
+        worker.cancelDelayed(this);
+        return true;
+    }
+
+    /** isCancelled() returns whether {@link #cancel()} stopped this task before it started. */
+    public boolean isCancelled() {
+        return state.get() == CANCELLED;
+    }
+
+    /** hasStarted() returns whether the task has started to run (it may still be running). */
+    public boolean hasStarted() {
+        return state.get() == STARTED;
+    }
+
+    @Override
+    public String toString() {
+        return "DelayedTask[" + (isCancelled() ? "cancelled" : hasStarted() ? "started" : "pending") + "]";
+    }
+}
