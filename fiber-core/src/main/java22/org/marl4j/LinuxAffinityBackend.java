@@ -42,6 +42,7 @@ final class LinuxAffinityBackend implements NativeAffinity.Backend {
      *     first, so the JDK never prints its restricted-method warning), C {@code long} is not 64
      *     bits, or libc lacks the functions
      */
+    @SuppressWarnings("restricted") // downcallHandle runs only once native access is known to be enabled
     LinuxAffinityBackend() {
         if (!LinuxAffinityBackend.class.getModule().isNativeAccessEnabled()) {
             throw new UnsupportedOperationException(
