@@ -381,6 +381,13 @@ public final class Scheduler implements AutoCloseable {
     }
 
     void initializeWorkerThread(int workerId) {
+        if (config.affinityPolicy != null) {
+            try {
+                Affinity.applyToCurrentThread(config.affinityPolicy, workerId);
+            } catch (Throwable t) { // a custom policy may throw: the worker runs unpinned
+                reportUncaught(t);
+            }
+        }
         if (config.workerThreadInitializer != null) {
             try {
                 config.workerThreadInitializer.accept(workerId);
@@ -423,6 +430,7 @@ public final class Scheduler implements AutoCloseable {
         private Duration spinDuration = Duration.ofMillis(1);
         private Thread.UncaughtExceptionHandler uncaughtExceptionHandler;
         private String threadNamePrefix = "marl-worker-";
+        private Affinity.Policy affinityPolicy;
 
         /** Config() creates a config with zero worker threads: tasks run only on bound threads. */
         public Config() {}
@@ -480,6 +488,23 @@ public final class Scheduler implements AutoCloseable {
             return this;
         }
 
+        /**
+         * setAffinityPolicy(policy) pins each worker thread, as it starts, to the CPUs that
+         * {@code policy.get(workerId)} names (marl's {@code Thread::Affinity::Policy}), e.g.
+         * {@code Affinity.Policy.oneOf(Affinity.all())} for one CPU per worker. Threads that call
+         * {@link Scheduler#bind()} are never pinned. Where pinning is unsupported (see
+         * {@link Affinity#isSupported()}) the policy is a no-op, logged once. Default: no pinning.
+         */
+        public Config setAffinityPolicy(Affinity.Policy policy) {
+            this.affinityPolicy = Objects.requireNonNull(policy, "affinity policy must not be null");
+            return this;
+        }
+
+        /** getAffinityPolicy() returns the worker threads' affinity policy, or null if they are not pinned. */
+        public Affinity.Policy getAffinityPolicy() {
+            return affinityPolicy;
+        }
+
         public int getWorkerThreadCount() {
             return workerThreadCount;
         }
@@ -499,6 +524,7 @@ public final class Scheduler implements AutoCloseable {
             c.spinDuration = spinDuration;
             c.uncaughtExceptionHandler = uncaughtExceptionHandler;
             c.threadNamePrefix = threadNamePrefix;
+            c.affinityPolicy = affinityPolicy;
             return c;
         }
     }
