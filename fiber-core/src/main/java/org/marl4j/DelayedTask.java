@@ -32,7 +32,7 @@ public final class DelayedTask extends Timed {
             if (state.compareAndSet(PENDING, STARTED)) {
                 task.run();
             }
-        }, task.is(Task.Flag.SAME_THREAD));
+        }, task.is(Task.Flag.SAME_THREAD), task.priority());
     }
 
     /**

@@ -70,6 +70,8 @@ public final class Fiber extends Timed {
 
     /** Guarded by worker.lock; the inherited deadline and heap index too. */
     State state;
+    /** Written under worker.lock; read by the fiber itself and by policies (under the lock). */
+    volatile int priority;
 
     private Fiber(Worker worker, int id) {
         this.worker = worker;
@@ -123,6 +125,25 @@ public final class Fiber extends Timed {
      */
     public void wake() {
         worker.wake(this);
+    }
+
+    /**
+     * priority() returns this fiber's priority: that of the task it runs (see
+     * {@link Task#withPriority}) unless changed with {@link #setPriority}. Used by
+     * {@link PriorityPolicy}; the default {@link FifoPolicy} ignores it.
+     */
+    public int priority() {
+        return priority;
+    }
+
+    /**
+     * setPriority(priority) changes this fiber's priority. If the fiber is ready to resume, its
+     * worker's scheduling policy re-orders it at once ({@link SchedulingPolicy#propertyChanged});
+     * if it is suspended, the new priority counts when it is woken. May be called from any thread.
+     * The next task the fiber starts sets its priority again.
+     */
+    public void setPriority(int priority) {
+        worker.setPriority(this, priority);
     }
 
     /**

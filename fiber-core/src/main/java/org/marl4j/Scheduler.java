@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.IntConsumer;
+import java.util.function.Supplier;
 
 /**
  * A Scheduler runs {@link Task}s on fibers over a fixed set of worker threads, and on the
@@ -380,6 +381,16 @@ public final class Scheduler implements AutoCloseable {
         liveWorkers.decrementAndGet();
     }
 
+    /** newPolicy() makes the scheduling policy of a new worker. */
+    SchedulingPolicy newPolicy() {
+        SchedulingPolicy policy = config.schedulingPolicy.get();
+        if (policy == null) {
+            throw new IllegalStateException("the scheduling policy factory of " + this + " returned null: "
+                    + "it must return a new SchedulingPolicy for each worker");
+        }
+        return policy;
+    }
+
     void initializeWorkerThread(int workerId) {
         if (config.affinityPolicy != null) {
             try {
@@ -431,6 +442,7 @@ public final class Scheduler implements AutoCloseable {
         private Thread.UncaughtExceptionHandler uncaughtExceptionHandler;
         private String threadNamePrefix = "marl-worker-";
         private Affinity.Policy affinityPolicy;
+        private Supplier<? extends SchedulingPolicy> schedulingPolicy = FifoPolicy::new;
 
         /** Config() creates a config with zero worker threads: tasks run only on bound threads. */
         public Config() {}
@@ -500,6 +512,17 @@ public final class Scheduler implements AutoCloseable {
             return this;
         }
 
+        /**
+         * setSchedulingPolicy(factory) sets how each worker orders its ready fibers and queued
+         * tasks: the factory is called once per worker (worker threads and bound threads) for a
+         * {@link SchedulingPolicy} of its own. Default {@code FifoPolicy::new}, marl's order;
+         * {@code PriorityPolicy::new} runs higher-priority work first.
+         */
+        public Config setSchedulingPolicy(Supplier<? extends SchedulingPolicy> factory) {
+            this.schedulingPolicy = Objects.requireNonNull(factory, "scheduling policy factory must not be null");
+            return this;
+        }
+
         /** getAffinityPolicy() returns the worker threads' affinity policy, or null if they are not pinned. */
         public Affinity.Policy getAffinityPolicy() {
             return affinityPolicy;
@@ -525,6 +548,7 @@ public final class Scheduler implements AutoCloseable {
             c.uncaughtExceptionHandler = uncaughtExceptionHandler;
             c.threadNamePrefix = threadNamePrefix;
             c.affinityPolicy = affinityPolicy;
+            c.schedulingPolicy = schedulingPolicy;
             return c;
         }
     }

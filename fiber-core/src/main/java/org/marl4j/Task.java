@@ -27,22 +27,40 @@ public final class Task implements Runnable {
 
     private final Runnable body;
     private final boolean sameThread;
+    private final int priority;
 
     /** Task(body) creates a task with no flags. */
     public Task(Runnable body) {
         this.body = Objects.requireNonNull(body, "task body must not be null");
         this.sameThread = false;
+        this.priority = 0;
     }
 
     /** Task(body, flag) creates a task with the given flag. */
     public Task(Runnable body, Flag flag) {
         this.body = Objects.requireNonNull(body, "task body must not be null");
         this.sameThread = Objects.requireNonNull(flag, "task flag must not be null") == Flag.SAME_THREAD;
+        this.priority = 0;
     }
 
-    Task(Runnable body, boolean sameThread) {
+    Task(Runnable body, boolean sameThread, int priority) {
         this.body = body;
         this.sameThread = sameThread;
+        this.priority = priority;
+    }
+
+    /**
+     * withPriority(priority) returns a copy of this task with the given priority: higher runs
+     * sooner under {@link PriorityPolicy}, and the fiber running the task takes it as its
+     * {@link Fiber#priority()}. The default {@link FifoPolicy} ignores priorities. Default 0.
+     */
+    public Task withPriority(int priority) {
+        return new Task(body, sameThread, priority);
+    }
+
+    /** priority() returns this task's priority (0 unless set with {@link #withPriority}). */
+    public int priority() {
+        return priority;
     }
 
     /** is(flag) returns true if this task was created with {@code flag}. */
@@ -58,6 +76,6 @@ public final class Task implements Runnable {
 
     @Override
     public String toString() {
-        return "Task[" + body + (sameThread ? ", SAME_THREAD]" : "]");
+        return "Task[" + body + (sameThread ? ", SAME_THREAD" : "") + (priority != 0 ? ", priority " + priority : "") + "]";
     }
 }

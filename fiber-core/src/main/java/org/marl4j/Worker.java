@@ -18,10 +18,11 @@ import java.util.concurrent.locks.Lock;
  * worker (STW) is created by {@link Scheduler#bind()} for the calling thread; its tasks run only
  * when that thread blocks on a marl4j primitive, and at {@link Scheduler#unbind()}.
  *
- * <p><b>Queues</b> (marl's {@code Worker::Work}), all guarded by {@link #lock}: {@code tasks}, new
- * work in FIFO order; {@code fibers}, fibers woken and ready to resume; {@code waiting}, a deadline
+ * <p><b>Queues</b> (marl's {@code Worker::Work}), all guarded by {@link #lock}: {@code policy}, the
+ * worker's {@link SchedulingPolicy}, holds queued tasks and fibers woken and ready to resume, and
+ * decides their order (marl's FIFO, fibers first, by default); {@code waiting}, a deadline
  * heap of fibers suspended with a timeout and of delayed tasks not yet due (no timer thread); {@code idleFibers}, fibers with nothing to do, kept for reuse. {@code
- * num} is {@code tasks.size() + fibers.size()}; it is written under the lock and read without it by
+ * num} counts the tasks and fibers in the policy; it is written under the lock and read without it by
  * a spinning worker and by thieves.
  *
  * <p><b>Fibers and the trampoline.</b> Loom continuations are asymmetric: a yield returns to
@@ -103,8 +104,10 @@ final class Worker {
     private Set<Integer> locksHeldAtBind = Set.of();
 
     // Guarded by lock.
-    private final ArrayDeque<Task> tasks = new ArrayDeque<>();
-    private final ArrayDeque<Fiber> fibers = new ArrayDeque<>();
+    /** Ready fibers and queued tasks, in the order the configured policy decides. */
+    private final SchedulingPolicy policy;
+    /** A ready fiber already taken from the policy, for the trampoline to resume next. */
+    private Fiber handoff;
     private final Deadlines waiting = new Deadlines();
     private final ArrayDeque<Fiber> idleFibers = new ArrayDeque<>();
     private boolean notifyAdded;
@@ -126,7 +129,7 @@ final class Worker {
     /** Set once the worker has drained and stopped; enqueuers then pick another worker. */
     boolean stopped;
 
-    /** tasks.size() + fibers.size(): written with lock held, read without it by spinners and thieves. */
+    /** Fibers and tasks in the policy: written with lock held, read without it by spinners and thieves. */
     @SuppressWarnings("unused") // accessed through NUM
     private volatile int num;
 
@@ -144,6 +147,7 @@ final class Worker {
         this.spinNanos = scheduler.spinNanos;
         this.checkLocks = scheduler.checkLocks;
         this.rng = 0x9E3779B97F4A7C15L * (id + 2);
+        this.policy = scheduler.newPolicy();
     }
 
     /** current() is the worker of the calling thread, or null if the thread is neither bound nor a worker. */
@@ -237,7 +241,7 @@ final class Worker {
 
     /** enqueueAndUnlock(task): called with lock held and the worker not stopped; releases lock. */
     void enqueueAndUnlock(Task task) {
-        tasks.addLast(task);
+        policy.enqueued(task);
         incNum();
         if (notifyAdded) {
             added.signal();
@@ -251,12 +255,11 @@ final class Worker {
             return null;
         }
         try {
-            Task task = tasks.peekFirst();
-            if (task == null || task.is(Task.Flag.SAME_THREAD)) {
-                return null;
+            Task task = policy.steal();
+            if (task != null) {
+                assert !task.is(Task.Flag.SAME_THREAD) : "policy " + policy + " gave away a SAME_THREAD task";
+                decNum();
             }
-            tasks.pollFirst();
-            decNum();
             return task;
         } finally {
             lock.unlock();
@@ -308,10 +311,23 @@ final class Worker {
                     break;
             }
             fiber.state = Fiber.State.QUEUED;
-            fibers.addLast(fiber);
+            policy.awakened(fiber);
             incNum();
             if (notifyAdded) {
                 added.signal();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** setPriority(fiber, priority) changes a fiber's priority and lets the policy re-order it. */
+    void setPriority(Fiber fiber, int priority) {
+        lock.lock();
+        try {
+            fiber.priority = priority;
+            if (fiber.state == Fiber.State.QUEUED) {
+                policy.propertyChanged(fiber);
             }
         } finally {
             lock.unlock();
@@ -390,7 +406,7 @@ final class Worker {
             if (numPlain() == 0) {
                 return;
             }
-            tasks.addLast(new Task(fiber::wake, Task.Flag.SAME_THREAD));
+            policy.enqueued(new Task(fiber::wake, true, fiber.priority));
             incNum();
             suspendChecked(fiber, false, 0);
         } finally {
@@ -459,8 +475,13 @@ final class Worker {
      * run tasks, else a new one. Called with lock held.
      */
     private Fiber pickNext() {
+        Fiber next = handoff;
+        if (next != null) {
+            handoff = null;
+            return next;
+        }
         waitForWork();
-        Fiber next = fibers.pollFirst();
+        next = policy.pickNextFiber();
         if (next != null) {
             decNum();
             return next;
@@ -502,19 +523,28 @@ final class Worker {
             if (!waiting.isEmpty()) {
                 expireDeadlines(System.nanoTime()); // a busy worker still honours deadlines
             }
-            if (!fibers.isEmpty()) {
+            Fiber ready = policy.pickNextFiber();
+            if (ready != null) {
+                decNum();
+                handoff = ready; // the trampoline resumes it next
                 if (self != main && idleFibers.size() >= MAX_IDLE_FIBERS) {
-                    return true; // retire: the trampoline resumes the ready fiber next
+                    return true; // retire
                 }
-                // Park this fiber as idle and let the trampoline resume the ready one.
                 self.state = Fiber.State.IDLE;
                 idleFibers.addFirst(self);
                 switchToTrampoline(self);
                 self.state = Fiber.State.RUNNING;
                 continue;
             }
-            Task task = tasks.pollFirst();
+            Task task = policy.pickNextTask();
+            if (task == null) {
+                throw new IllegalStateException("scheduling policy " + policy + " of " + this
+                        + " holds work it does not hand out: see SchedulingPolicy's contract");
+            }
             decNum();
+            if (self.priority != task.priority()) {
+                self.priority = task.priority();
+            }
             lock.unlock();
             try {
                 runTask(task);
@@ -571,7 +601,7 @@ final class Worker {
             }
             if (stolen != null) {
                 tasksStolen++;
-                tasks.addLast(stolen);
+                policy.enqueued(stolen);
                 incNum();
                 return;
             }
@@ -646,7 +676,7 @@ final class Worker {
             }
         }
         notifyAdded = notify;
-        fibers.remove(fiber);
+        policy.remove(fiber);
         decNum();
         restoreInterrupt(interrupted);
     }
@@ -665,10 +695,10 @@ final class Worker {
             if (entry instanceof Fiber fiber) {
                 assert fiber.state == Fiber.State.WAITING : fiber;
                 fiber.state = Fiber.State.QUEUED;
-                fibers.addLast(fiber);
+                policy.awakened(fiber);
             } else {
                 numDelayed--;
-                tasks.addLast(((DelayedTask) entry).due);
+                policy.enqueued(((DelayedTask) entry).due);
             }
             incNum();
         }
