@@ -18,6 +18,22 @@ package org.marl4j;
  * policy may keep per-fiber data in an {@code IdentityHashMap}; fibers are reused for many tasks,
  * and {@link Fiber#priority()} is the priority of the task a fiber is running.
  *
+ * <p>A custom policy, say newest task first (ready fibers still first, nothing stealable):
+ *
+ * <pre>{@code
+ * final class LifoPolicy implements SchedulingPolicy {
+ *     private final ArrayDeque<Fiber> fibers = new ArrayDeque<>();
+ *     private final ArrayDeque<Task> tasks = new ArrayDeque<>();
+ *     public void awakened(Fiber fiber) { fibers.addLast(fiber); }
+ *     public void enqueued(Task task) { tasks.addLast(task); }
+ *     public Fiber pickNextFiber() { return fibers.pollFirst(); }
+ *     public Task pickNextTask() { return tasks.pollLast(); }
+ *     public Task steal() { return null; }
+ *     public boolean remove(Fiber fiber) { return fibers.remove(fiber); }
+ * }
+ * new Scheduler(Scheduler.Config.allCores().setSchedulingPolicy(LifoPolicy::new));
+ * }</pre>
+ *
  * <p>A policy must hand back exactly what it was given: every fiber passed to {@link #awakened}
  * exactly once through {@link #pickNextFiber} or {@link #remove}, every task passed to
  * {@link #enqueued} exactly once through {@link #pickNextTask} or {@link #steal}.
