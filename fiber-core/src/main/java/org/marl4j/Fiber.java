@@ -61,7 +61,8 @@ public final class Fiber extends Timed {
     }
 
     final Worker worker;
-    private final int id;
+    /** 0 for a thread's main fiber, else numbered from 1 per worker; package-private for diagnostics. */
+    final int id;
     /** Null for a thread's main fiber, which runs on the thread's own stack. */
     FiberContinuation continuation;
 
@@ -70,6 +71,10 @@ public final class Fiber extends Timed {
 
     /** Guarded by worker.lock; the inherited deadline and heap index too. */
     State state;
+
+    /** Links of the worker's intrusive list of suspended fibers (Worker.suspend), guarded by worker.lock. */
+    Fiber prevSuspended;
+    Fiber nextSuspended;
 
     private Fiber(Worker worker, int id) {
         this.worker = worker;
