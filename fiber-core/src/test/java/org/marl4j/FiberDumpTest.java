@@ -78,12 +78,15 @@ class FiberDumpTest {
             String boundThread = Thread.currentThread().getName();
             // A plain thread takes the dump: the bound thread is blocked in waitOnEvent meanwhile.
             Thread dumper = new Thread(() -> {
-                await().atMost(Duration.ofSeconds(30)).until(() -> {
-                    seen.set(scheduler.suspendedFibers().stream()
-                            .filter(f -> f.name().equals("main fiber")).findFirst().orElse(null));
-                    return seen.get() != null;
-                });
-                release.signal();
+                try {
+                    await().atMost(Duration.ofSeconds(30)).until(() -> {
+                        seen.set(scheduler.suspendedFibers().stream()
+                                .filter(f -> f.name().equals("main fiber")).findFirst().orElse(null));
+                        return seen.get() != null;
+                    });
+                } finally {
+                    release.signal(); // even on a timeout, so the test fails instead of hanging
+                }
             });
             dumper.start();
             waitOnEvent(release);
