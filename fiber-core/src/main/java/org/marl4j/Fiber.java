@@ -61,7 +61,8 @@ public final class Fiber extends Timed {
     }
 
     final Worker worker;
-    private final int id;
+    /** 0 for a thread's main fiber, else numbered from 1 per worker; package-private for diagnostics. */
+    final int id;
     /** Null for a thread's main fiber, which runs on the thread's own stack. */
     FiberContinuation continuation;
 
@@ -72,6 +73,10 @@ public final class Fiber extends Timed {
     State state;
     /** Written under worker.lock; read by the fiber itself and by policies (under the lock). */
     volatile int priority;
+
+    /** Links of the worker's intrusive list of suspended fibers (Worker.suspend), guarded by worker.lock. */
+    Fiber prevSuspended;
+    Fiber nextSuspended;
 
     private Fiber(Worker worker, int id) {
         this.worker = worker;

@@ -40,6 +40,18 @@ final class FiberContinuation extends Continuation {
         return Continuation.yield(SCOPE);
     }
 
+    /**
+     * suspendedStackTrace() returns the frames of this suspended continuation, innermost first. Never
+     * call it on a mounted continuation (a running fiber, or a pinned one blocking its thread): the
+     * JDK's walk marks it mounted and, on failure, unmounts it in a finally block, corrupting the
+     * state of the running continuation. Another thread may call it only while nothing can resume
+     * the continuation, since a concurrent resume() would fail; fibers guarantee this by their
+     * worker's lock, which the worker holds whenever it resumes one.
+     */
+    StackTraceElement[] suspendedStackTrace() {
+        return getStackTrace();
+    }
+
     @Override
     protected void onPinned(Continuation.Pinned reason) {
         // Deliberately not throwing: suspend() returns false and the worker blocks the thread.

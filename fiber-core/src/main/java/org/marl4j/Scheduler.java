@@ -1,7 +1,9 @@
 package org.marl4j;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.RejectedExecutionException;
@@ -350,6 +352,31 @@ public final class Scheduler implements AutoCloseable {
             boundLock.unlock();
         }
         return new Stats(totals[0], totals[1], totals[2], (int) totals[3], (int) totals[4], Duration.ofNanos(totals[5]));
+    }
+
+    /**
+     * suspendedFibers() lists every fiber of this scheduler that is suspended in a wait, with where it
+     * waits, for hunting deadlocks: the fibers of each worker thread, then those of each bound thread
+     * (including a bound thread itself, as its {@code "main fiber"}, while it blocks in a marl4j wait).
+     * Print it with {@code scheduler.suspendedFibers().forEach(System.err::println)}, which looks like
+     * a thread dump. Each worker's part is a consistent snapshot, taken under that worker's lock: the
+     * worker stalls while its fibers' stacks are walked, so this is a diagnostic, not for hot paths.
+     * Idle fibers (with no task) are not listed. May be called from any thread, including a task.
+     */
+    public List<SuspendedFiber> suspendedFibers() {
+        List<SuspendedFiber> all = new ArrayList<>();
+        for (Worker worker : workers) {
+            worker.addSuspendedTo(all, null);
+        }
+        Map<Thread, Worker> bound;
+        boundLock.lock();
+        try {
+            bound = new HashMap<>(boundWorkers); // walk outside boundLock: a worker lock is not taken under it
+        } finally {
+            boundLock.unlock();
+        }
+        bound.forEach((thread, worker) -> worker.addSuspendedTo(all, thread));
+        return all;
     }
 
     /**

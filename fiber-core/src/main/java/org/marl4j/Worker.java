@@ -3,6 +3,7 @@ package org.marl4j;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayDeque;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.locks.Condition;
@@ -118,6 +119,8 @@ final class Worker {
     /** Delayed tasks in {@code waiting}: the worker does not stop while any is pending. */
     private int numDelayed;
     private int fibersCreated;
+    /** Head of the intrusive list, through Fiber.prevSuspended/nextSuspended, of fibers inside suspend(). */
+    private Fiber suspendedHead;
 
     // Counters for Scheduler.stats(), each written only by this worker's thread (fibersCreated,
     // idle and blocked counts under the lock too) and read racily by stats(): a stale value is
@@ -438,13 +441,67 @@ final class Worker {
             fiber.state = Fiber.State.YIELDED;
         }
         numBlockedFibers++;
+        FiberSuspendEvent event = FiberSuspendEvent.beginIfTurnedOn(); // null, allocating nothing, unless recorded
+        linkSuspended(fiber); // before the yield: the fiber is listed whenever a dumper holds the lock
         if (fiber == main) {
             trampoline();
         } else if (!FiberContinuation.suspend()) {
             blockPinned(fiber);
         }
+        unlinkSuspended(fiber);
         numBlockedFibers--;
         fiber.state = Fiber.State.RUNNING;
+        if (event != null) {
+            event.endAndCommit(fiber, timed);
+        }
+    }
+
+    /** linkSuspended(fiber) pushes fiber on the suspended list: O(1), no allocation. Called with lock held. */
+    private void linkSuspended(Fiber fiber) {
+        fiber.prevSuspended = null;
+        fiber.nextSuspended = suspendedHead;
+        if (suspendedHead != null) {
+            suspendedHead.prevSuspended = fiber;
+        }
+        suspendedHead = fiber;
+    }
+
+    /** unlinkSuspended(fiber) removes fiber from the suspended list. Called with lock held. */
+    private void unlinkSuspended(Fiber fiber) {
+        Fiber prev = fiber.prevSuspended;
+        Fiber next = fiber.nextSuspended;
+        if (prev == null) {
+            suspendedHead = next;
+        } else {
+            prev.nextSuspended = next;
+        }
+        if (next != null) {
+            next.prevSuspended = prev;
+        }
+        fiber.prevSuspended = null;
+        fiber.nextSuspended = null;
+    }
+
+    /**
+     * addSuspendedTo(into, boundThread) describes, with lock held, every fiber of this worker that is
+     * suspended in a wait, with where it waits; {@code boundThread} is a bound worker's thread (a
+     * worker thread's is known). Holding the lock keeps each fiber unmounted while its continuation is
+     * walked, since this worker resumes fibers only with its lock held; it also stalls this worker for
+     * the walk, which is the price of a diagnostic snapshot.
+     */
+    void addSuspendedTo(List<SuspendedFiber> into, Thread boundThread) {
+        Thread onThread = mode == Mode.MULTI_THREADED ? thread : boundThread;
+        lock.lock();
+        try {
+            long now = System.nanoTime();
+            for (Fiber f = suspendedHead; f != null; f = f.nextSuspended) {
+                // A listed fiber that is still current did not yield: it is pinned in blockPinned(),
+                // which released the lock. current is written under the lock, so it is exact here.
+                into.add(SuspendedFiber.of(f, onThread, f == current, now));
+            }
+        } finally {
+            lock.unlock();
+        }
     }
 
     // ---------------------------------------------------------------- running
@@ -566,10 +623,14 @@ final class Worker {
 
     private void runTask(Task task) {
         tasksRun++;
+        TaskRunEvent event = TaskRunEvent.beginIfTurnedOn(); // null, allocating nothing, unless recorded
         try {
             task.run();
         } catch (Throwable t) {
             scheduler.reportUncaught(t);
+        }
+        if (event != null) {
+            event.endAndCommit(this, task);
         }
     }
 

@@ -1,0 +1,71 @@
+package org.marl4j;
+
+import jdk.jfr.Category;
+import jdk.jfr.Description;
+import jdk.jfr.Label;
+import jdk.jfr.Name;
+import jdk.jfr.Threshold;
+
+/**
+ * A FiberSuspendEvent is the JFR event {@code org.marl4j.FiberSuspend}: a fiber suspended in a wait
+ * on a marl4j primitive, committed when it resumes, with the time it was suspended as its duration
+ * and the waiting code as its stack trace.
+ *
+ * <pre>{@code
+ * java -XX:StartFlightRecording:filename=app.jfr ...                                    // waits >= 20 ms
+ * java -XX:StartFlightRecording:+org.marl4j.FiberSuspend#threshold=0ms,filename=app.jfr ... // every wait
+ * }</pre>
+ *
+ * <p>On by default with a 20 ms threshold, as the JDK's {@code jdk.ThreadPark} is in
+ * {@code default.jfc}: a suspend that ends sooner costs a recording two timestamps and nothing more.
+ *
+ * <p><b>Cost when off:</b> as {@link TaskRunEvent}, a static pre-made instance answers
+ * {@code isEnabled()}, so a suspend allocates nothing for JFR.
+ */
+@Name("org.marl4j.FiberSuspend")
+@Label("Fiber Suspend")
+@Category({"marl4j"})
+@Description("A marl4j fiber suspended in a wait until it was resumed; the stack trace shows where it waited")
+@Threshold("20 ms")
+final class FiberSuspendEvent extends jdk.jfr.Event {
+    /** Never committed: only asked isEnabled(), which reads no instance state. */
+    private static final FiberSuspendEvent PROBE = new FiberSuspendEvent();
+
+    @Label("Scheduler")
+    @Description("The scheduler, as the start of its toString() names it: Scheduler@<identity hash in hex>")
+    String scheduler;
+
+    @Label("Worker Id")
+    @Description("The worker thread's id (0 to worker count - 1), or -1 for a thread bound with Scheduler.bind()")
+    int workerId;
+
+    @Label("Fiber Id")
+    @Description("The fiber's number within its worker; 0 is a bound thread's main fiber (the thread itself blocked)")
+    int fiberId;
+
+    @Label("Timed")
+    @Description("Whether the wait had a deadline (a timeout or Fiber.sleep)")
+    boolean timed;
+
+    /** beginIfTurnedOn() returns a begun event if a recording enabled this event, else null, allocating nothing. */
+    static FiberSuspendEvent beginIfTurnedOn() {
+        if (!PROBE.isEnabled()) {
+            return null;
+        }
+        FiberSuspendEvent event = new FiberSuspendEvent();
+        event.begin();
+        return event;
+    }
+
+    /** endAndCommit(fiber, wasTimed) ends the event on resume and, if it passes its threshold, fills and commits it. */
+    void endAndCommit(Fiber fiber, boolean wasTimed) {
+        end();
+        if (shouldCommit()) {
+            scheduler = TaskRunEvent.schedulerName(fiber.worker.scheduler);
+            workerId = fiber.worker.id;
+            fiberId = fiber.id;
+            timed = wasTimed;
+            commit();
+        }
+    }
+}
