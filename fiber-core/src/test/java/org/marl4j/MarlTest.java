@@ -83,6 +83,29 @@ class MarlTest {
         });
     }
 
+    /** marl's blockingcall_test: 100 blocking calls wait on a lock that only a later task releases. */
+    @ForEachWorkerCount
+    void hundredBlockingCallsWaitWhileTheWorkersRunTheTaskThatReleasesThem(int workers) {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
+            CountDownLatch locked = new CountDownLatch(1);
+            WaitGroup done = new WaitGroup(100);
+            for (int i = 0; i < 100; i++) {
+                Marl.schedule(() -> {
+                    Marl.blockingCall(() -> {
+                        try {
+                            locked.await();
+                        } catch (InterruptedException e) {
+                            throw new AssertionError(e);
+                        }
+                        done.done();
+                    });
+                });
+            }
+            Marl.schedule(locked::countDown);
+            done.await();
+        });
+    }
+
     @ForEachWorkerCount
     void blockingCallRethrowsTheCallsOwnException(int workers) {
         TestSchedulers.withBoundScheduler(workers, scheduler -> {
