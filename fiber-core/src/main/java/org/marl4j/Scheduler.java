@@ -273,7 +273,7 @@ public final class Scheduler implements AutoCloseable {
             }
             Worker worker = workers[idx];
             if (worker.lock.tryLock()) {
-                if (!worker.stopped) {
+                if (!worker.work.stopped) {
                     worker.enqueueAndUnlock(task);
                     return;
                 }

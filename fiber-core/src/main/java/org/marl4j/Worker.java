@@ -1,12 +1,9 @@
 package org.marl4j;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.locks.Condition;
 import java.util.function.BooleanSupplier;
 import java.util.concurrent.locks.Lock;
 
@@ -19,12 +16,11 @@ import java.util.concurrent.locks.Lock;
  * worker (STW) is created by {@link Scheduler#bind()} for the calling thread; its tasks run only
  * when that thread blocks on a marl4j primitive, and at {@link Scheduler#unbind()}.
  *
- * <p><b>Queues</b> (marl's {@code Worker::Work}), all guarded by {@link #lock}: {@code policy}, the
- * worker's {@link SchedulingPolicy}, holds queued tasks and fibers woken and ready to resume, and
- * decides their order (marl's FIFO, fibers first, by default); {@code waiting}, a deadline
- * heap of fibers suspended with a timeout and of delayed tasks not yet due (no timer thread); {@code idleFibers}, fibers with nothing to do, kept for reuse. {@code
- * num} counts the tasks and fibers in the policy; it is written under the lock and read without it by
- * a spinning worker and by thieves.
+ * <p><b>Queues.</b> {@link Work} (marl's {@code Worker::Work}) holds what other threads touch: the
+ * {@link SchedulingPolicy} with the queued tasks and ready fibers, the deadline heap of timed waits
+ * and delayed tasks (no timer thread), and the lock. The worker adds, guarded by the same lock,
+ * {@code idleFibers} (fibers with nothing to do, kept for reuse), {@code handoff} (a ready fiber
+ * already taken from the policy for the trampoline to resume) and its life-cycle state.
  *
  * <p><b>Fibers and the trampoline.</b> Loom continuations are asymmetric: a yield returns to
  * whoever resumed. So the worker thread's own stack is the "main fiber" and acts as trampoline
@@ -69,16 +65,6 @@ final class Worker {
     /** The worker of the current thread when it is a bound (single-threaded worker) thread. */
     private static final ThreadLocal<Worker> BOUND = new ThreadLocal<>();
 
-    private static final VarHandle NUM;
-
-    static {
-        try {
-            NUM = MethodHandles.lookup().findVarHandle(Worker.class, "num", int.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-
     /**
      * How many times a spinning worker polls {@code num} between steal attempts. marl picked 256
      * polls of 30 nops each empirically; one {@link Thread#onSpinWait()} is a PAUSE of ~40 cycles on
@@ -97,27 +83,25 @@ final class Worker {
     final Scheduler scheduler;
     final int id;
     final Mode mode;
-    final WorkerLock lock = new WorkerLock();
-    private final Condition added = lock.newCondition();
+    /** The queues other threads touch (marl's Worker::Work), and {@link #lock}, which guards them. */
+    final Work work;
+    /** work.lock, which also guards this worker's fields below. */
+    final WorkerLock lock;
     private final long spinNanos;
     private final boolean checkLocks;
     /** With checkLocks: locks the bound thread already held at bind(), which the check ignores. */
     private Set<Integer> locksHeldAtBind = Set.of();
 
     // Guarded by lock.
-    /** Ready fibers and queued tasks, in the order the configured policy decides. */
-    private final SchedulingPolicy policy;
     /** A ready fiber already taken from the policy, for the trampoline to resume next. */
     private Fiber handoff;
-    private final Deadlines waiting = new Deadlines();
     private final ArrayDeque<Fiber> idleFibers = new ArrayDeque<>();
-    private boolean notifyAdded;
     private boolean shutdown;
     /** Set when the worker loop ended because the worker shut down and drained. */
     private boolean drained;
     private int numBlockedFibers;
-    /** Delayed tasks in {@code waiting}: the worker does not stop while any is pending. */
-    private int numDelayed;
+    /** A bound thread was interrupted while it slept for work: its status is restored after the wait. */
+    private boolean interruptedWhileAsleep;
     private int fibersCreated;
     /** Head of the intrusive list, through Fiber.prevSuspended/nextSuspended, of fibers inside suspend(). */
     private Fiber suspendedHead;
@@ -129,12 +113,6 @@ final class Worker {
     private long tasksRun;
     private long tasksStolen;
     private long spinningNanos;
-    /** Set once the worker has drained and stopped; enqueuers then pick another worker. */
-    boolean stopped;
-
-    /** Fibers and tasks in the policy: written with lock held, read without it by spinners and thieves. */
-    @SuppressWarnings("unused") // accessed through NUM
-    private volatile int num;
 
     // Touched only by this worker's thread.
     /** The fiber running on this worker's thread; the main fiber when the trampoline runs. */
@@ -150,7 +128,8 @@ final class Worker {
         this.spinNanos = scheduler.spinNanos;
         this.checkLocks = scheduler.checkLocks;
         this.rng = 0x9E3779B97F4A7C15L * (id + 2);
-        this.policy = scheduler.newPolicy();
+        this.work = new Work(scheduler.newPolicy());
+        this.lock = work.lock;
     }
 
     /** current() is the worker of the calling thread, or null if the thread is neither bound nor a worker. */
@@ -179,7 +158,7 @@ final class Worker {
         try {
             shutdown = true;
             runUntilShutdown(main);
-            stopped = true;
+            work.stopped = true;
         } finally {
             lock.unlock();
             BOUND.remove();
@@ -204,14 +183,12 @@ final class Worker {
         lock.lock();
         try {
             // Start with a plain wait rather than a spin, as marl does: a new thread has no work.
-            notifyAdded = true;
-            while (numPlain() == 0 && waiting.isEmpty() && !shutdown) {
-                added.awaitUninterruptibly();
+            while (work.num() == 0 && !work.hasDeadlines() && !shutdown) {
+                sleep();
             }
-            notifyAdded = false;
             trampoline();
         } finally {
-            stopped = true;
+            work.stopped = true;
             lock.unlock();
             scheduler.onWorkerStopped();
         }
@@ -222,9 +199,7 @@ final class Worker {
         lock.lock();
         try {
             shutdown = true;
-            if (notifyAdded) {
-                added.signal();
-            }
+            work.wakeOwner();
         } finally {
             lock.unlock();
         }
@@ -235,7 +210,7 @@ final class Worker {
     /** enqueue(task) adds a task to this worker. Rejected only if the worker has stopped. */
     void enqueue(Task task) {
         lock.lock();
-        if (stopped) {
+        if (work.stopped) {
             lock.unlock();
             throw new RejectedExecutionException("worker " + id + " of " + scheduler + " has stopped");
         }
@@ -244,43 +219,23 @@ final class Worker {
 
     /** enqueueAndUnlock(task): called with lock held and the worker not stopped; releases lock. */
     void enqueueAndUnlock(Task task) {
-        policy.enqueued(task);
-        incNum();
-        if (notifyAdded) {
-            added.signal();
-        }
+        work.addTask(task);
         lock.unlock();
     }
 
-    /** steal() takes the oldest task from this worker for a spinning thief, or returns null. */
+    /** steal() takes a task from this worker for a spinning thief, or returns null. */
     Task steal() {
-        if (numAcquire() == 0 || !lock.tryLock()) {
-            return null;
-        }
-        try {
-            Task task = policy.steal();
-            if (task != null) {
-                assert !task.is(Task.Flag.SAME_THREAD) : "policy " + policy + " gave away a SAME_THREAD task";
-                decNum();
-            }
-            return task;
-        } finally {
-            lock.unlock();
-        }
+        return work.steal();
     }
 
     /** enqueueDelayed(task, deadline) parks a delayed task in the deadline heap until it is due. */
     void enqueueDelayed(DelayedTask task, long deadline) {
         lock.lock();
         try {
-            if (stopped) {
+            if (work.stopped) {
                 throw new RejectedExecutionException("worker " + id + " of " + scheduler + " has stopped");
             }
-            waiting.add(task, deadline);
-            numDelayed++;
-            if (notifyAdded && waiting.nextDeadline() == deadline) {
-                added.signal(); // the sleeping worker must wait less than it planned
-            }
+            work.addDelayed(task, deadline);
         } finally {
             lock.unlock();
         }
@@ -290,10 +245,7 @@ final class Worker {
     void cancelDelayed(DelayedTask task) {
         lock.lock();
         try {
-            if (waiting.contains(task)) {
-                waiting.remove(task);
-                numDelayed--;
-            }
+            work.cancelDelayed(task);
         } finally {
             lock.unlock();
         }
@@ -308,17 +260,13 @@ final class Worker {
                 case RUNNING, QUEUED, IDLE:
                     return; // running, already woken, or not waiting for anything
                 case WAITING:
-                    waiting.remove(fiber);
+                    work.removeWaiting(fiber);
                     break;
                 case YIELDED:
                     break;
             }
             fiber.state = Fiber.State.QUEUED;
-            policy.awakened(fiber);
-            incNum();
-            if (notifyAdded) {
-                added.signal();
-            }
+            work.addReadyFiber(fiber);
         } finally {
             lock.unlock();
         }
@@ -330,7 +278,7 @@ final class Worker {
         try {
             fiber.priority = priority;
             if (fiber.state == Fiber.State.QUEUED) {
-                policy.propertyChanged(fiber);
+                work.propertyChanged(fiber);
             }
         } finally {
             lock.unlock();
@@ -403,14 +351,13 @@ final class Worker {
     void yieldFiber(Fiber fiber) {
         lock.lock();
         try {
-            if (!waiting.isEmpty()) {
-                expireDeadlines(System.nanoTime());
+            if (work.hasDeadlines()) {
+                work.expireDeadlines(System.nanoTime());
             }
-            if (numPlain() == 0) {
+            if (work.num() == 0) {
                 return;
             }
-            policy.enqueued(new Task(fiber::wake, true, fiber.priority));
-            incNum();
+            work.addTask(new Task(fiber::wake, true, fiber.priority));
             suspendChecked(fiber, false, 0);
         } finally {
             lock.unlock();
@@ -436,7 +383,7 @@ final class Worker {
         assert fiber.state == Fiber.State.RUNNING : fiber;
         if (timed) {
             fiber.state = Fiber.State.WAITING;
-            waiting.add(fiber, deadline);
+            work.addWaiting(fiber, deadline);
         } else {
             fiber.state = Fiber.State.YIELDED;
         }
@@ -538,9 +485,8 @@ final class Worker {
             return next;
         }
         waitForWork();
-        next = policy.pickNextFiber();
+        next = work.takeReadyFiber();
         if (next != null) {
-            decNum();
             return next;
         }
         next = idleFibers.pollFirst();
@@ -561,7 +507,7 @@ final class Worker {
 
     /** Runs the worker loop on self until the worker has drained, or self retires (returns early). */
     private void runUntilShutdown(Fiber self) {
-        while (!shutdown || numPlain() > 0 || numBlockedFibers > 0 || numDelayed > 0) {
+        while (!shutdown || work.num() > 0 || numBlockedFibers > 0 || work.numDelayed() > 0) {
             waitForWork();
             if (runUntilIdle(self)) {
                 return;
@@ -576,13 +522,12 @@ final class Worker {
      * should end because enough fibers are idle already.
      */
     private boolean runUntilIdle(Fiber self) {
-        while (numPlain() > 0) {
-            if (!waiting.isEmpty()) {
-                expireDeadlines(System.nanoTime()); // a busy worker still honours deadlines
+        while (work.num() > 0) {
+            if (work.hasDeadlines()) {
+                work.expireDeadlines(System.nanoTime()); // a busy worker still honours deadlines
             }
-            Fiber ready = policy.pickNextFiber();
+            Fiber ready = work.takeReadyFiber();
             if (ready != null) {
-                decNum();
                 handoff = ready; // the trampoline resumes it next
                 if (self != main && idleFibers.size() >= MAX_IDLE_FIBERS) {
                     return true; // retire
@@ -593,12 +538,7 @@ final class Worker {
                 self.state = Fiber.State.RUNNING;
                 continue;
             }
-            Task task = policy.pickNextTask();
-            if (task == null) {
-                throw new IllegalStateException("scheduling policy " + policy + " of " + this
-                        + " holds work it does not hand out: see SchedulingPolicy's contract");
-            }
-            decNum();
+            Task task = work.takeTask();
             if (self.priority != task.priority()) {
                 self.priority = task.priority();
             }
@@ -639,16 +579,16 @@ final class Worker {
      * spins first. Called with lock held; may release it while spinning or sleeping.
      */
     private void waitForWork() {
-        if (!waiting.isEmpty()) {
-            expireDeadlines(System.nanoTime());
+        if (work.hasDeadlines()) {
+            work.expireDeadlines(System.nanoTime());
         }
-        if (numPlain() > 0) {
+        if (work.num() > 0) {
             return;
         }
         if (mode == Mode.MULTI_THREADED && spinNanos > 0) {
             long spinUntil = System.nanoTime() + spinNanos;
-            if (!waiting.isEmpty() && waiting.nextDeadline() - spinUntil < 0) {
-                spinUntil = waiting.nextDeadline();
+            if (work.hasDeadlines() && work.nextDeadline() - spinUntil < 0) {
+                spinUntil = work.nextDeadline();
             }
             scheduler.onBeginSpinning(id);
             lock.unlock();
@@ -662,37 +602,28 @@ final class Worker {
             }
             if (stolen != null) {
                 tasksStolen++;
-                policy.enqueued(stolen);
-                incNum();
+                work.addTask(stolen);
                 return;
             }
         }
-        sleepUntilWork();
-        if (!waiting.isEmpty()) {
-            expireDeadlines(System.nanoTime());
+        while (work.num() == 0 && !(shutdown && numBlockedFibers == 0 && work.numDelayed() == 0)) {
+            sleep();
         }
+        restoreInterrupt();
     }
 
-    private void sleepUntilWork() {
-        boolean interrupted = false;
-        notifyAdded = true;
-        while (numPlain() == 0 && !(shutdown && numBlockedFibers == 0 && numDelayed == 0)) {
-            try {
-                if (waiting.isEmpty()) {
-                    added.await();
-                } else {
-                    long nanos = waiting.nextDeadline() - System.nanoTime();
-                    if (nanos > 0) {
-                        added.awaitNanos(nanos);
-                    }
-                    expireDeadlines(System.nanoTime());
-                }
-            } catch (InterruptedException e) {
-                interrupted = true;
-            }
+    /** sleep() sleeps until work is added or the earliest deadline passes, then expires deadlines. */
+    private void sleep() {
+        try {
+            work.sleep();
+        } catch (InterruptedException e) {
+            // Worker threads ignore interrupts (fibers share the thread); a bound thread keeps its
+            // status, restored once the wait is over (restoring it here would fail the next sleep).
+            interruptedWhileAsleep |= mode == Mode.SINGLE_THREADED;
         }
-        notifyAdded = false;
-        restoreInterrupt(interrupted);
+        if (work.hasDeadlines()) {
+            work.expireDeadlines(System.nanoTime());
+        }
     }
 
     /** spinForWork() is called without the lock; returns a stolen task, or null when work arrived or time is up. */
@@ -700,7 +631,7 @@ final class Worker {
         do {
             for (int i = 0; i < SPIN_POLLS_PER_STEAL; i++) {
                 Thread.onSpinWait();
-                if (numAcquire() > 0) {
+                if (work.numAcquire() > 0) {
                     return null;
                 }
             }
@@ -718,50 +649,17 @@ final class Worker {
      * until the fiber is woken or its deadline passes. Called with lock held.
      */
     private void blockPinned(Fiber fiber) {
-        boolean interrupted = false;
-        boolean notify = notifyAdded;
-        notifyAdded = true;
         while (fiber.state != Fiber.State.QUEUED) {
-            try {
-                if (fiber.state == Fiber.State.WAITING) {
-                    long nanos = fiber.deadline - System.nanoTime();
-                    if (nanos > 0) {
-                        added.awaitNanos(nanos);
-                    }
-                    expireDeadlines(System.nanoTime());
-                } else {
-                    added.await();
-                }
-            } catch (InterruptedException e) {
-                interrupted = true;
-            }
+            sleep();
         }
-        notifyAdded = notify;
-        policy.remove(fiber);
-        decNum();
-        restoreInterrupt(interrupted);
+        work.removeReadyFiber(fiber);
+        restoreInterrupt();
     }
 
-    /** Worker threads ignore interrupts (fibers share the thread); a bound thread keeps its status. */
-    private void restoreInterrupt(boolean interrupted) {
-        if (interrupted && mode == Mode.SINGLE_THREADED) {
+    private void restoreInterrupt() {
+        if (interruptedWhileAsleep) {
+            interruptedWhileAsleep = false;
             Thread.currentThread().interrupt();
-        }
-    }
-
-    /** expireDeadlines(now) makes timed-out fibers ready and queues delayed tasks that are due. */
-    private void expireDeadlines(long now) {
-        Timed entry;
-        while ((entry = waiting.pollExpired(now)) != null) {
-            if (entry instanceof Fiber fiber) {
-                assert fiber.state == Fiber.State.WAITING : fiber;
-                fiber.state = Fiber.State.QUEUED;
-                policy.awakened(fiber);
-            } else {
-                numDelayed--;
-                policy.enqueued(((DelayedTask) entry).due);
-            }
-            incNum();
         }
     }
 
@@ -784,23 +682,6 @@ final class Worker {
         x ^= x << 17;
         rng = x;
         return x;
-    }
-
-    /** numPlain() reads num; called with lock held, where the lock orders it. */
-    private int numPlain() {
-        return (int) NUM.get(this);
-    }
-
-    private int numAcquire() {
-        return (int) NUM.getAcquire(this);
-    }
-
-    private void incNum() {
-        NUM.setRelease(this, (int) NUM.get(this) + 1);
-    }
-
-    private void decNum() {
-        NUM.setRelease(this, (int) NUM.get(this) - 1);
     }
 
     @Override
