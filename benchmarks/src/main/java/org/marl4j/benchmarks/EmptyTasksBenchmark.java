@@ -17,7 +17,6 @@ import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -38,33 +37,6 @@ public class EmptyTasksBenchmark {
     static final int TASKS = 1_000_000;
     /** Threads of the baseline pools: the machine's two cores. */
     static final int POOL_THREADS = 2;
-
-    @State(Scope.Thread)
-    public static class Marl {
-        @Param({"0", "1", "2"})
-        public int threads;
-        Scheduler scheduler;
-
-        @Setup(Level.Trial)
-        public void create() {
-            scheduler = BenchSupport.newScheduler(threads);
-        }
-
-        @Setup(Level.Iteration)
-        public void bind() {
-            scheduler.bind();
-        }
-
-        @TearDown(Level.Iteration)
-        public void unbind() {
-            scheduler.unbind();
-        }
-
-        @TearDown(Level.Trial)
-        public void close() {
-            scheduler.close();
-        }
-    }
 
     @State(Scope.Thread)
     public static class Pools {
@@ -89,7 +61,7 @@ public class EmptyTasksBenchmark {
 
     @Benchmark
     @OperationsPerInvocation(TASKS)
-    public WaitGroup marl4j(Marl m) {
+    public WaitGroup marl4j(BoundScheduler m) {
         Scheduler s = m.scheduler;
         WaitGroup wg = new WaitGroup(TASKS);
         Runnable done = wg::done;

@@ -9,16 +9,10 @@ import org.marl4j.Task;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
-import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
@@ -40,39 +34,10 @@ public class EventBenchmark {
     static final int CHAIN = 512;
     /** Baton round trips per iteration. */
     static final int PASSES = 65_536;
-
-    /** A marl4j scheduler bound to the benchmark thread, as marl's Schedule fixture. */
-    @State(Scope.Thread)
-    public static class Marl {
-        @Param({"0", "1", "2"})
-        public int threads;
-        Scheduler scheduler;
-
-        @Setup(Level.Trial)
-        public void create() {
-            scheduler = BenchSupport.newScheduler(threads);
-        }
-
-        @Setup(Level.Iteration)
-        public void bind() {
-            scheduler.bind();
-        }
-
-        @TearDown(Level.Iteration)
-        public void unbind() {
-            scheduler.unbind();
-        }
-
-        @TearDown(Level.Trial)
-        public void close() {
-            scheduler.close();
-        }
-    }
-
     /** Schedule/Event: task i waits event[i] and signals event[i+1]. */
     @Benchmark
     @OperationsPerInvocation(CHAIN)
-    public Event[] chain_marl4j(Marl m) {
+    public Event[] chain_marl4j(BoundScheduler m) {
         Scheduler s = m.scheduler;
         Event[] events = new Event[CHAIN + 1];
         for (int i = 0; i <= CHAIN; i++) {
@@ -117,7 +82,7 @@ public class EventBenchmark {
     /** Schedule/EventBaton: two SAME_THREAD tasks on the bound thread pass a baton through AUTO events. */
     @Benchmark
     @OperationsPerInvocation(PASSES)
-    public Event baton_marl4j(Marl m) {
+    public Event baton_marl4j(BoundScheduler m) {
         Scheduler s = m.scheduler;
         Event passToA = new Event(Event.Mode.AUTO);
         Event passToB = new Event(Event.Mode.AUTO);

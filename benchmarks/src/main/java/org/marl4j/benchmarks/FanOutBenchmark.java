@@ -6,22 +6,15 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
-import org.marl4j.Scheduler;
 import org.marl4j.Task;
 import org.marl4j.WaitGroup;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
-import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 import org.marl4j.futures.Futures;
 
@@ -46,36 +39,9 @@ public class FanOutBenchmark {
     /** How often the completer checks whether every waiter has announced itself. */
     static final long POLL_NANOS = 20_000;
 
-    @State(Scope.Thread)
-    public static class Marl {
-        @Param({"0", "1", "2"})
-        public int threads;
-        Scheduler scheduler;
-
-        @Setup(Level.Trial)
-        public void create() {
-            scheduler = BenchSupport.newScheduler(threads);
-        }
-
-        @Setup(Level.Iteration)
-        public void bind() {
-            scheduler.bind();
-        }
-
-        @TearDown(Level.Iteration)
-        public void unbind() {
-            scheduler.unbind();
-        }
-
-        @TearDown(Level.Trial)
-        public void close() {
-            scheduler.close();
-        }
-    }
-
     @Benchmark
     @OperationsPerInvocation(FIBERS)
-    public WaitGroup marl4j(Marl m) {
+    public WaitGroup marl4j(BoundScheduler m) {
         CompletableFuture<Integer>[] futures = newFutures();
         AtomicInteger blocking = new AtomicInteger();
         WaitGroup done = new WaitGroup(FIBERS);

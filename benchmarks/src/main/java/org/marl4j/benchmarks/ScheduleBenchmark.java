@@ -44,36 +44,6 @@ public class ScheduleBenchmark {
     static final int TASKS = 262_144;
     /** Tasks per iteration for SomeWork: 512 × ~170 µs, so one iteration takes ~0.1 s. */
     static final int WORK_TASKS = 512;
-
-    /** A marl4j scheduler bound to the benchmark thread, as marl's Schedule fixture. */
-    @State(Scope.Thread)
-    public static class Marl {
-        @Param({"0", "1", "2"})
-        public int threads;
-        Scheduler scheduler;
-
-        @Setup(Level.Trial)
-        public void create() {
-            scheduler = BenchSupport.newScheduler(threads);
-        }
-
-        @Setup(Level.Iteration)
-        public void bind() {
-            scheduler.bind();
-        }
-
-        /** Unbinding runs what is left on the bound thread (all of Schedule/Empty with 0 threads). */
-        @TearDown(Level.Iteration)
-        public void unbind() {
-            scheduler.unbind();
-        }
-
-        @TearDown(Level.Trial)
-        public void close() {
-            scheduler.close();
-        }
-    }
-
     /** Plain-thread baselines run with 1 and 2 threads (0 threads has no meaning for them). */
     @State(Scope.Thread)
     public static class Threads {
@@ -97,7 +67,7 @@ public class ScheduleBenchmark {
     /** Schedule/Empty: schedule empty tasks, do not wait. */
     @Benchmark
     @OperationsPerInvocation(TASKS)
-    public void empty_marl4j(Marl m) {
+    public void empty_marl4j(BoundScheduler m) {
         Scheduler s = m.scheduler;
         for (int i = 0; i < TASKS; i++) {
             s.enqueue(new Task(EMPTY));
@@ -117,7 +87,7 @@ public class ScheduleBenchmark {
     /** Schedule/WaitGroup: tasks that only done() a WaitGroup; wait for all. */
     @Benchmark
     @OperationsPerInvocation(TASKS)
-    public void waitGroup_marl4j(Marl m) {
+    public void waitGroup_marl4j(BoundScheduler m) {
         Scheduler s = m.scheduler;
         WaitGroup wg = new WaitGroup(TASKS);
         Runnable done = wg::done;
@@ -143,7 +113,7 @@ public class ScheduleBenchmark {
     /** Schedule/SomeWork: each task computes doSomeWork(i), keeps the result, done(). */
     @Benchmark
     @OperationsPerInvocation(WORK_TASKS)
-    public void someWork_marl4j(Marl m, Blackhole bh) {
+    public void someWork_marl4j(BoundScheduler m, Blackhole bh) {
         Scheduler s = m.scheduler;
         WaitGroup wg = new WaitGroup(WORK_TASKS);
         int[] results = new int[WORK_TASKS];

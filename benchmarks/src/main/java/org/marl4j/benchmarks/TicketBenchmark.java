@@ -30,7 +30,7 @@ public class TicketBenchmark {
 
     @Benchmark
     @OperationsPerInvocation(TICKETS)
-    public Ticket ticket_marl4j(EventBenchmark.Marl m) {
+    public Ticket ticket_marl4j(BoundScheduler m) {
         Scheduler s = m.scheduler;
         Ticket.Queue queue = new Ticket.Queue();
         for (int i = 0; i < TICKETS; i++) {

@@ -1,0 +1,42 @@
+package org.marl4j.benchmarks;
+
+import org.marl4j.Scheduler;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+
+/**
+ * BoundScheduler is marl's benchmark fixture as JMH state: a marl4j scheduler with {@code threads}
+ * worker threads (0, 1, 2), bound to the benchmark thread for each iteration. Construction and the
+ * final drain at unbind() stay outside the timed region.
+ */
+@State(Scope.Thread)
+public class BoundScheduler {
+    @Param({"0", "1", "2"})
+    public int threads;
+    Scheduler scheduler;
+
+    @Setup(Level.Trial)
+    public void create() {
+        scheduler = BenchSupport.newScheduler(threads);
+    }
+
+    @Setup(Level.Iteration)
+    public void bind() {
+        scheduler.bind();
+    }
+
+    /** Unbinding runs what is left on the bound thread (all of Schedule/Empty with 0 threads). */
+    @TearDown(Level.Iteration)
+    public void unbind() {
+        scheduler.unbind();
+    }
+
+    @TearDown(Level.Trial)
+    public void close() {
+        scheduler.close();
+    }
+}
