@@ -203,21 +203,7 @@ public final class BoundedPool<T> extends Pool<T> {
             lock.unlock();
         }
         WaitQueue.wakeChain(wake);
-        RuntimeException first = null;
-        for (T item : toDestroy) {
-            try {
-                destroy(item);
-            } catch (RuntimeException e) {
-                if (first == null) {
-                    first = e;
-                } else {
-                    first.addSuppressed(e);
-                }
-            }
-        }
-        if (first != null) {
-            throw first;
-        }
+        destroyAll(toDestroy);
     }
 
     @Override

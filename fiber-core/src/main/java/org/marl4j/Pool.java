@@ -114,6 +114,28 @@ public abstract sealed class Pool<T> implements AutoCloseable permits BoundedPoo
     public abstract void close();
 
     /** giveBack(item) takes back the item of a loan being closed; called once per loan, by Loan.close(). */
+    /**
+     * destroyAll(items) destroys every item, even if some destructors throw; the first exception is
+     * then rethrown with the others suppressed. Called without the pool's lock.
+     */
+    final void destroyAll(Iterable<T> items) {
+        RuntimeException first = null;
+        for (T item : items) {
+            try {
+                destroy(item);
+            } catch (RuntimeException e) {
+                if (first == null) {
+                    first = e;
+                } else {
+                    first.addSuppressed(e);
+                }
+            }
+        }
+        if (first != null) {
+            throw first;
+        }
+    }
+
     abstract void giveBack(T item);
 
     /** construct() makes a new item with the pool's constructor; called without the pool's lock. */

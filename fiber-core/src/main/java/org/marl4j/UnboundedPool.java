@@ -142,21 +142,7 @@ public final class UnboundedPool<T> extends Pool<T> {
         } finally {
             lock.unlock();
         }
-        RuntimeException first = null;
-        for (T item : toDestroy) {
-            try {
-                destroy(item);
-            } catch (RuntimeException e) {
-                if (first == null) {
-                    first = e;
-                } else {
-                    first.addSuppressed(e);
-                }
-            }
-        }
-        if (first != null) {
-            throw first;
-        }
+        destroyAll(toDestroy);
     }
 
     @Override
