@@ -18,9 +18,6 @@ final class Deadlines {
         return size == 0;
     }
 
-    int size() {
-        return size;
-    }
 
     /** nextDeadline() is the earliest deadline, in {@link System#nanoTime()} units; heap must not be empty. */
     long nextDeadline() {

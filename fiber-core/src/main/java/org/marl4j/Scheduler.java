@@ -195,6 +195,10 @@ public final class Scheduler implements AutoCloseable {
      */
     public void enqueue(Task task) {
         Objects.requireNonNull(task, "task must not be null");
+        if (workers.length > 0 && !closing && !task.is(Task.Flag.SAME_THREAD)) {
+            enqueueOnWorkerThreads(task); // the common case needs no lookup of the caller's worker
+            return;
+        }
         Worker own = ownWorkerOrReject();
         if (task.is(Task.Flag.SAME_THREAD) || workers.length == 0) {
             requireOwn(own, task).enqueue(task);

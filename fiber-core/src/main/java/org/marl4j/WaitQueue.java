@@ -11,9 +11,6 @@ final class WaitQueue {
     private Waiter tail;
     private int size;
 
-    boolean isEmpty() {
-        return head == null;
-    }
 
     int size() {
         return size;

@@ -31,9 +31,6 @@ final class WorkerLock extends AbstractQueuedSynchronizer {
         release(1);
     }
 
-    boolean isHeldByCurrentThread() {
-        return isHeldExclusively();
-    }
 
     Condition newCondition() {
         return new ConditionObject();
