@@ -18,7 +18,6 @@ final class Deadlines {
         return size == 0;
     }
 
-
     /** nextDeadline() is the earliest deadline, in {@link System#nanoTime()} units; heap must not be empty. */
     long nextDeadline() {
         return heap[0].deadline;

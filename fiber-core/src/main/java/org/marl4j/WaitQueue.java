@@ -11,7 +11,6 @@ final class WaitQueue {
     private Waiter tail;
     private int size;
 
-
     int size() {
         return size;
     }

@@ -31,7 +31,6 @@ final class WorkerLock extends AbstractQueuedSynchronizer {
         release(1);
     }
 
-
     Condition newCondition() {
         return new ConditionObject();
     }
