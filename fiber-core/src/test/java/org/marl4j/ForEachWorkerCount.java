@@ -9,10 +9,11 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Runs a test once per worker-thread count marl's own tests use ({@code marl_test.cpp}): 0 (tasks
- * run on the bound thread), 1, 2, 4, 8 and 64 (far more workers than the machine's cores).
+ * run on the bound thread), 1, 2, 4, 8 and 64 (far more workers than the machine's cores). Shared
+ * with the other modules through fiber-core's test-jar.
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)
 @ParameterizedTest(name = "{0} worker threads")
 @ValueSource(ints = {0, 1, 2, 4, 8, 64})
-@interface ForEachWorkerCount {}
+public @interface ForEachWorkerCount {}

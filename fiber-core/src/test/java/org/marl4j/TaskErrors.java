@@ -10,9 +10,9 @@ import java.util.function.Consumer;
  * Collects what tasks throw, so that an assertion failing inside a task fails the test instead of
  * being printed by a worker's uncaught-exception handler and forgotten.
  */
-final class TaskErrors implements Thread.UncaughtExceptionHandler {
+public final class TaskErrors implements Thread.UncaughtExceptionHandler {
     /** How long a wait that must succeed may take before the test calls the feature broken. */
-    static final Duration LONG = Duration.ofSeconds(30);
+    public static final Duration LONG = Duration.ofSeconds(30);
 
     private final Queue<Throwable> errors = new ConcurrentLinkedQueue<>();
 
@@ -22,16 +22,16 @@ final class TaskErrors implements Thread.UncaughtExceptionHandler {
     }
 
     /** config(workers) is {@link TestSchedulers#config(int)} reporting task exceptions here. */
-    Scheduler.Config config(int workers) {
+    public Scheduler.Config config(int workers) {
         return TestSchedulers.config(workers).setUncaughtExceptionHandler(this);
     }
 
-    List<Throwable> errors() {
+    public List<Throwable> errors() {
         return List.copyOf(errors);
     }
 
     /** assertNone() fails with the first collected throwable as cause, the others suppressed. */
-    void assertNone() {
+    public void assertNone() {
         List<Throwable> all = errors();
         if (!all.isEmpty()) {
             AssertionError failure = new AssertionError(all.size() + " task(s) threw; first: " + all.get(0), all.get(0));
@@ -44,14 +44,14 @@ final class TaskErrors implements Thread.UncaughtExceptionHandler {
      * withBoundScheduler(workers, body) is {@link TestSchedulers#withBoundScheduler(int, Consumer)}
      * that also fails if any task threw.
      */
-    static void withBoundScheduler(int workers, Consumer<Scheduler> body) {
+    public static void withBoundScheduler(int workers, Consumer<Scheduler> body) {
         TaskErrors errors = new TaskErrors();
         TestSchedulers.withBoundScheduler(errors.config(workers), body);
         errors.assertNone();
     }
 
     /** join(thread) waits up to {@link #LONG} for a plain thread and fails if it is still alive. */
-    static void join(Thread thread) {
+    public static void join(Thread thread) {
         try {
             if (!thread.join(LONG)) {
                 throw new AssertionError(thread.getName() + " did not finish within " + LONG);

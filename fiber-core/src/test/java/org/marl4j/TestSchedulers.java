@@ -1,19 +1,32 @@
 package org.marl4j;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
-/** Test fixtures: marl's {@code WithBoundScheduler}, with a check that no worker thread outlives close(). */
-final class TestSchedulers {
+/**
+ * Test fixtures shared by every module (through fiber-core's test-jar): marl's
+ * {@code WithBoundScheduler}, a check that no worker thread outlives close(), and a way to run code
+ * on one of a scheduler's fibers and get the result back.
+ */
+public final class TestSchedulers {
+    /** How long a test waits for something that should happen promptly before it fails. */
+    public static final Duration PATIENCE = Duration.ofSeconds(30);
+
     private static final AtomicInteger SEQUENCE = new AtomicInteger();
 
     private TestSchedulers() {}
 
     /** A config with the given worker count and a thread-name prefix unique to this scheduler. */
-    static Scheduler.Config config(int workers) {
+    public static Scheduler.Config config(int workers) {
         return new Scheduler.Config()
                 .setWorkerThreadCount(workers)
                 .setThreadNamePrefix("marl-test-" + SEQUENCE.incrementAndGet() + "-worker-");
@@ -23,11 +36,12 @@ final class TestSchedulers {
      * withBoundScheduler(workers, body) creates a scheduler, binds it to this thread, runs body,
      * unbinds, closes, and asserts that none of its worker threads is still alive.
      */
-    static void withBoundScheduler(int workers, Consumer<Scheduler> body) {
+    public static void withBoundScheduler(int workers, Consumer<Scheduler> body) {
         withBoundScheduler(config(workers), body);
     }
 
-    static void withBoundScheduler(Scheduler.Config config, Consumer<Scheduler> body) {
+    /** withBoundScheduler(config, body) is {@link #withBoundScheduler(int, Consumer)} for a given config. */
+    public static void withBoundScheduler(Scheduler.Config config, Consumer<Scheduler> body) {
         Scheduler scheduler = new Scheduler(config);
         try {
             scheduler.bind();
@@ -42,8 +56,77 @@ final class TestSchedulers {
         assertNoThreadsLeft(config.getThreadNamePrefix());
     }
 
+    /**
+     * withScheduler(workers, body) creates a scheduler, binds it to the test thread only if it has
+     * no workers (so its tasks run there), runs body, unbinds (running what is left), closes it, and
+     * checks no worker outlived it.
+     */
+    public static void withScheduler(int workers, Consumer<Scheduler> body) {
+        Scheduler.Config config = config(workers);
+        Scheduler scheduler = new Scheduler(config);
+        try {
+            if (workers == 0) {
+                scheduler.bind();
+            }
+            try {
+                body.accept(scheduler);
+            } finally {
+                if (workers == 0) {
+                    scheduler.unbind();
+                }
+            }
+        } finally {
+            scheduler.close();
+        }
+        assertNoThreadsLeft(config.getThreadNamePrefix());
+    }
+
+    /**
+     * onFiber(scheduler, body) runs body as a task of scheduler, checks it ran on a fiber, and
+     * returns the future of its result.
+     */
+    public static <T> CompletableFuture<T> onFiber(Scheduler scheduler, Callable<T> body) {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        scheduler.enqueue(new Task(() -> {
+            try {
+                assertNotNull(Fiber.current(), "a task runs on a fiber");
+                result.complete(body.call());
+            } catch (Throwable t) {
+                result.completeExceptionally(t);
+            }
+        }));
+        return result;
+    }
+
+    /**
+     * get(future) waits up to {@link #PATIENCE} for a test's result: on a fiber (a bound test
+     * thread) it waits on a marl4j {@link Event} so the scheduler's tasks run meanwhile; elsewhere
+     * a plain timed get. A failed future fails the test with its cause.
+     */
+    public static <T> T get(CompletableFuture<T> future) {
+        try {
+            if (Fiber.current() != null) {
+                Event done = new Event(Event.Mode.MANUAL);
+                future.whenComplete((value, error) -> done.signal());
+                if (!done.await(PATIENCE)) {
+                    throw new AssertionError("no result within " + PATIENCE);
+                }
+            }
+            return future.get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            throw new AssertionError("the task failed", e.getCause());
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    /** runOnFiber(scheduler, body) is get(onFiber(scheduler, body)). */
+    public static <T> T runOnFiber(Scheduler scheduler, Callable<T> body) {
+        return get(onFiber(scheduler, body));
+    }
+
     /** assertNoThreadsLeft(prefix) fails if a live thread's name starts with prefix. */
-    static void assertNoThreadsLeft(String prefix) {
+    public static void assertNoThreadsLeft(String prefix) {
         List<String> alive = Thread.getAllStackTraces().keySet().stream()
                 .filter(Thread::isAlive)
                 .map(Thread::getName)
@@ -52,8 +135,16 @@ final class TestSchedulers {
         assertEquals(List.of(), alive, "worker threads outlived close()");
     }
 
+    /** startThread(name, body) runs body on a new plain (unbound) daemon thread. */
+    public static Thread startThread(String name, Runnable body) {
+        Thread thread = new Thread(body, name);
+        thread.setDaemon(true);
+        thread.start();
+        return thread;
+    }
+
     /** stress() is true when stress tests should run their long configuration (-DstressTest=true). */
-    static boolean stress() {
+    public static boolean stress() {
         return Boolean.getBoolean("stressTest");
     }
 }

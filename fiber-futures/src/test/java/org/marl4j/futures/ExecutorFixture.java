@@ -1,5 +1,6 @@
 package org.marl4j.futures;
 
+import org.marl4j.TestSchedulers;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;

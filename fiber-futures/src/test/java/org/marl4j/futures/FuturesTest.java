@@ -1,5 +1,7 @@
 package org.marl4j.futures;
 
+import org.marl4j.TestSchedulers;
+import org.marl4j.ForEachWorkerCount;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -8,11 +10,11 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.marl4j.futures.TestSchedulers.get;
-import static org.marl4j.futures.TestSchedulers.onFiber;
-import static org.marl4j.futures.TestSchedulers.runOnFiber;
-import static org.marl4j.futures.TestSchedulers.startThread;
-import static org.marl4j.futures.TestSchedulers.withScheduler;
+import static org.marl4j.TestSchedulers.get;
+import static org.marl4j.TestSchedulers.onFiber;
+import static org.marl4j.TestSchedulers.runOnFiber;
+import static org.marl4j.TestSchedulers.startThread;
+import static org.marl4j.TestSchedulers.withScheduler;
 
 import java.io.IOException;
 import java.time.Duration;

@@ -1,5 +1,6 @@
 package org.marl4j.futures;
 
+import org.marl4j.TestSchedulers;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

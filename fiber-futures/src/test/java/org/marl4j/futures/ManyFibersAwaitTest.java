@@ -1,9 +1,10 @@
 package org.marl4j.futures;
 
+import org.marl4j.ForEachWorkerCount;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.marl4j.futures.TestSchedulers.startThread;
-import static org.marl4j.futures.TestSchedulers.withScheduler;
+import static org.marl4j.TestSchedulers.startThread;
+import static org.marl4j.TestSchedulers.withScheduler;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
