@@ -23,10 +23,12 @@ import java.util.function.BooleanSupplier;
  * }
  * }</pre>
  *
- * <p>The lock may be any {@link Lock} the waiter holds; it is released while waiting. If it is a
- * thread-owned lock such as {@code ReentrantLock}, the waiter must hold it exactly once. Change the
- * predicate's state with the lock held, then call {@link #signal()} or {@link #signalAll()} (with or
- * without the lock). Waiters are woken in the order they began to wait.
+ * <p>The lock may be any {@link Lock} the waiter holds; it is released while waiting. A
+ * {@link Mutex} or a {@code ReentrantLock} held several times by the waiter is released completely
+ * while it waits and held the same number of times again when {@code await} returns, as
+ * {@code ReentrantLock}'s own {@code Condition} does; any other reentrant lock must be held once.
+ * Change the predicate's state with the lock held, then call {@link #signal()} or
+ * {@link #signalAll()} (with or without the lock). Waiters are woken in the order they began to wait.
  */
 public final class ConditionVariable {
     private final ReentrantLock guard = new ReentrantLock();
@@ -71,7 +73,14 @@ public final class ConditionVariable {
 
     /**
      * await(lock, predicate) blocks until {@code predicate} is true. {@code lock} must be held by the
-     * caller; it is released while waiting and held again when this returns.
+     * caller; it is released while waiting (every hold of a {@link Mutex} or {@code ReentrantLock})
+     * and held again, as many times, when this returns.
+     *
+     * @param lock the lock that guards the predicate's state, held by the caller
+     * @param predicate the condition to wait for, evaluated with {@code lock} held
+     * @throws IllegalMonitorStateException if the caller does not hold a {@link Mutex} or
+     *     {@code ReentrantLock} given as {@code lock}
+     * @throws NullPointerException if an argument is null
      */
     public void await(Lock lock, BooleanSupplier predicate) {
         await(lock, predicate, false, 0);
@@ -79,7 +88,16 @@ public final class ConditionVariable {
 
     /**
      * await(lock, timeout, predicate) is {@link #await(Lock, BooleanSupplier)} that gives up after
-     * {@code timeout}; returns the predicate's last value, so false means it timed out.
+     * {@code timeout}; returns the predicate's last value, so false means it timed out. A timeout
+     * too large to count in nanoseconds waits practically forever.
+     *
+     * @param lock the lock that guards the predicate's state, held by the caller
+     * @param timeout how long to wait at most; zero or negative only evaluates the predicate
+     * @param predicate the condition to wait for, evaluated with {@code lock} held
+     * @return whether the predicate became true
+     * @throws IllegalMonitorStateException if the caller does not hold a {@link Mutex} or
+     *     {@code ReentrantLock} given as {@code lock}
+     * @throws NullPointerException if an argument is null
      */
     public boolean await(Lock lock, Duration timeout, BooleanSupplier predicate) {
         return await(lock, predicate, true, Fiber.deadlineAfter(timeout));
@@ -102,7 +120,7 @@ public final class ConditionVariable {
             }
             boolean notified = false;
             try {
-                notified = waiter.await(lock, timed, deadline);
+                notified = awaitReleasingEveryHold(waiter, lock, timed, deadline);
             } finally {
                 if (!notified) {
                     guard.lock();
@@ -116,5 +134,43 @@ public final class ConditionVariable {
             }
         }
         return true;
+    }
+
+    /**
+     * Waits with {@code lock} released completely: a reentrant lock held n times keeps one hold for
+     * the waiter to release (and take again), and gets the other n - 1 back afterwards. Keeping any
+     * of them across the wait would shut out the very fiber that is to signal.
+     */
+    private static boolean awaitReleasingEveryHold(Waiter waiter, Lock lock, boolean timed, long deadline) {
+        if (lock instanceof Mutex mutex) {
+            if (!mutex.isHeldByCurrentFiber()) {
+                throw new IllegalMonitorStateException("ConditionVariable.await needs " + mutex
+                        + " held by the caller: lock it before awaiting");
+            }
+            int holds = mutex.reduceToOneHold();
+            try {
+                return waiter.await(lock, timed, deadline);
+            } finally {
+                mutex.restoreHolds(holds); // the wait took the mutex again, even when it threw
+            }
+        }
+        if (lock instanceof ReentrantLock reentrant) {
+            int extra = reentrant.getHoldCount() - 1;
+            if (extra < 0) {
+                throw new IllegalMonitorStateException("ConditionVariable.await needs " + reentrant
+                        + " held by the calling thread: lock it before awaiting");
+            }
+            for (int i = 0; i < extra; i++) {
+                reentrant.unlock();
+            }
+            try {
+                return waiter.await(lock, timed, deadline);
+            } finally {
+                for (int i = 0; i < extra; i++) {
+                    reentrant.lock();
+                }
+            }
+        }
+        return waiter.await(lock, timed, deadline);
     }
 }

@@ -1,7 +1,9 @@
 package org.marl4j;
 
+import java.lang.ref.WeakReference;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.locks.ReentrantLock;
@@ -36,8 +38,19 @@ public final class Event {
     // Guarded by lock.
     private boolean signalled;
     private final WaitQueue waiters = new WaitQueue();
-    /** Events made by {@link #any} that this event also signals. */
-    private final List<Event> dependents = new ArrayList<>(0);
+    /**
+     * Events made by {@link #any} that this event also signals; guarded by lock. Held weakly: an
+     * any-event nobody references can never be awaited, so a long-lived source must not keep it
+     * (and grow by one entry per {@code any} call for good). A fiber waiting on an any-event holds
+     * it on its own stack, and its worker holds the suspended fiber, so a waited-on event stays.
+     * Cleared entries are dropped by {@link #signal()} and by {@link #addDependent} once the list
+     * has doubled since its last sweep, so the list stays within twice the live dependents.
+     */
+    private final List<WeakReference<Event>> dependents = new ArrayList<>(0);
+    /** Size at which addDependent sweeps cleared entries next; guarded by lock. */
+    private int sweepAt = MIN_SWEEP;
+    /** Smallest dependents list that addDependent sweeps: below it a sweep costs more than it saves. */
+    private static final int MIN_SWEEP = 16;
 
     /** Event() creates an unsignalled AUTO event. */
     public Event() {
@@ -57,30 +70,78 @@ public final class Event {
 
     /**
      * any(mode, events) returns a new event that is signalled whenever any of {@code events} is
-     * signalled (and at once if one already is).
+     * signalled (and at once if one already is). The sources hold the new event only weakly: once
+     * it is no longer referenced it costs them nothing, so calling {@code any} in a loop on a
+     * long-lived event does not grow it.
+     *
+     * @param mode the new event's mode
+     * @param events the source events
+     * @return the new event
+     * @throws NullPointerException if mode, the array or one of its events is null (the message
+     *     names its index)
      */
     public static Event any(Mode mode, Event... events) {
         Objects.requireNonNull(events, "events must not be null");
-        return any(mode, List.of(events));
+        for (int i = 0; i < events.length; i++) {
+            if (events[i] == null) {
+                throw new NullPointerException("events[" + i + "] is null: every source of Event.any must be an event");
+            }
+        }
+        return any(mode, Arrays.asList(events));
     }
 
-    /** any(mode, events) is {@link #any(Mode, Event...)} over an iterable. */
+    /**
+     * any(mode, events) is {@link #any(Mode, Event...)} over an iterable.
+     *
+     * @param mode the new event's mode
+     * @param events the source events
+     * @return the new event
+     * @throws NullPointerException if mode, the iterable or one of its events is null (the message
+     *     names its index)
+     */
     public static Event any(Mode mode, Iterable<Event> events) {
+        Objects.requireNonNull(mode, "mode must not be null");
         Objects.requireNonNull(events, "events must not be null");
-        Event any = new Event(mode, false);
+        List<Event> sources = new ArrayList<>();
         for (Event event : events) {
-            Objects.requireNonNull(event, "events must not contain null");
+            if (event == null) {
+                throw new NullPointerException("events contains null at index " + sources.size()
+                        + ": every source of Event.any must be an event");
+            }
+            sources.add(event);
+        }
+        Event any = new Event(mode, false);
+        for (Event event : sources) {
             event.lock.lock();
             try {
                 if (event.signalled) {
                     any.signal();
                 }
-                event.dependents.add(any);
+                event.addDependent(any);
             } finally {
                 event.lock.unlock();
             }
         }
         return any;
+    }
+
+    /** Called with lock held: registers an any-event, sweeping cleared ones when the list has doubled. */
+    private void addDependent(Event any) {
+        if (dependents.size() >= sweepAt) {
+            dependents.removeIf(ref -> ref.get() == null);
+            sweepAt = Math.max(MIN_SWEEP, 2 * dependents.size());
+        }
+        dependents.add(new WeakReference<>(any));
+    }
+
+    /** dependentCount() is how many any-events this event holds (some perhaps already collected); for tests. */
+    int dependentCount() {
+        lock.lock();
+        try {
+            return dependents.size();
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** mode() returns this event's mode. */
@@ -106,9 +167,16 @@ public final class Event {
                 wake = waiters.pollAll();
             }
             // Lock order is always source before dependent: any() only ever adds newer events.
+            int live = 0;
             for (int i = 0; i < dependents.size(); i++) {
-                dependents.get(i).signal();
+                WeakReference<Event> ref = dependents.get(i);
+                Event dependent = ref.get();
+                if (dependent != null) {
+                    dependent.signal();
+                    dependents.set(live++, ref); // compacts out the cleared entries as it goes
+                }
             }
+            dependents.subList(live, dependents.size()).clear();
         } finally {
             lock.unlock();
         }

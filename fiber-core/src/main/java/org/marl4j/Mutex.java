@@ -3,6 +3,7 @@ package org.marl4j;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
@@ -85,13 +86,21 @@ public final class Mutex implements Lock {
         return false;
     }
 
-    /** tryLock(time, unit) waits up to the given time for the mutex; not interruptible while waiting. */
+    /**
+     * tryLock(time, unit) waits up to the given time for the mutex; not interruptible while waiting.
+     * A time too large to count in nanoseconds ({@code Long.MAX_VALUE} days) waits practically
+     * forever, as the JDK's locks do.
+     *
+     * @throws NullPointerException if unit is null
+     */
     @Override
     public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
+        Objects.requireNonNull(unit, "unit must not be null");
         if (Thread.interrupted()) {
             throw new InterruptedException();
         }
-        return tryLock(Duration.of(time, unit.toChronoUnit()));
+        // TimeUnit.toNanos saturates at Long.MAX_VALUE; Duration.of(time, unit) would overflow instead.
+        return tryLock(Duration.ofNanos(unit.toNanos(time)));
     }
 
     /** tryLock(timeout) waits up to {@code timeout} for the mutex; returns whether it was acquired. */
@@ -140,6 +149,29 @@ public final class Mutex implements Lock {
     /** isHeldByCurrentFiber() returns whether the calling fiber (or thread, off the scheduler) owns the mutex. */
     public boolean isHeldByCurrentFiber() {
         return owner == Waiter.currentOwner();
+    }
+
+    /**
+     * holdCount() returns how many times the calling fiber (or thread, off the scheduler) holds the
+     * mutex: 0 if it does not own it.
+     */
+    public int holdCount() {
+        return owner == Waiter.currentOwner() ? holds : 0;
+    }
+
+    /**
+     * Called by the owner before a condition wait: keeps one hold, for the wait to release, and
+     * returns how many it had, for {@link #restoreHolds} once the wait has taken the mutex again.
+     */
+    int reduceToOneHold() {
+        int had = holds;
+        holds = 1;
+        return had;
+    }
+
+    /** Called by the owner after a condition wait re-took the mutex (one hold): restores its holds. */
+    void restoreHolds(int had) {
+        holds = had;
     }
 
     /** isLocked() returns whether some fiber or thread owns the mutex. */

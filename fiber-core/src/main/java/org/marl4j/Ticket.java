@@ -73,21 +73,17 @@ public final class Ticket {
         /** Links the chain first..last at the back; calls first if the queue was empty. */
         private void append(Ticket first, Ticket last) {
             lock.lock();
-            Runnable callback = null;
-            Waiter waiters = null;
             try {
                 first.prev = tail;
                 if (tail != null) {
                     tail.next = first;
                 } else {
-                    callback = first.markCalled();
-                    waiters = first.waiters.pollAll();
+                    first.called = true; // a new ticket has no waiters or callback yet
                 }
                 tail = last;
             } finally {
                 lock.unlock();
             }
-            first.afterCalled(callback, waiters);
         }
     }
 
@@ -131,18 +127,33 @@ public final class Ticket {
      * done() finishes this ticket; if every ticket before it is finished, the next ticket is called.
      * Calling done() again does nothing. A ticket may be finished before it is called: it then just
      * leaves the line.
+     *
+     * <p>done() either does all of it or nothing: the next ticket's {@link #onCall} callback is
+     * enqueued before anything changes, so if its scheduler refuses it (it is closed), done() throws
+     * and this ticket stays unfinished, the next one uncalled, and the callback registered.
+     *
+     * @throws java.util.concurrent.RejectedExecutionException if the next ticket is called now and
+     *     the scheduler of its {@code onCall} callback is closed (nothing changed: see above)
+     * @throws IllegalStateException if that scheduler refuses the callback for another reason (it
+     *     has no worker threads and this thread is not bound to it; nothing changed)
      */
     public void done() {
         if (done.getAndSet(true)) {
             return;
         }
-        Ticket callNext = null;
-        Runnable callback = null;
         Waiter waiters = null;
         queue.lock.lock();
         try {
-            if (prev == null && next != null) {
-                callNext = next;
+            Ticket callNext = prev == null && next != null ? next : null;
+            if (callNext != null) {
+                // Hand the callback over first, so a refusal leaves the line as it was. Enqueue under
+                // queue.lock is safe: no worker lock is held while a ticket's lock is taken.
+                try {
+                    callNext.enqueueOnCall();
+                } catch (RuntimeException | Error refused) {
+                    done.set(false);
+                    throw refused;
+                }
             }
             if (queue.tail == this) {
                 queue.tail = prev;
@@ -156,15 +167,13 @@ public final class Ticket {
             prev = null;
             next = null;
             if (callNext != null) {
-                callback = callNext.markCalled();
+                callNext.called = true;
                 waiters = callNext.waiters.pollAll();
             }
         } finally {
             queue.lock.unlock();
         }
-        if (callNext != null) {
-            callNext.afterCalled(callback, waiters);
-        }
+        WaitQueue.wakeChain(waiters);
     }
 
     /**
@@ -197,23 +206,14 @@ public final class Ticket {
         scheduler.enqueue(new Task(callback));
     }
 
-    /** Called with queue.lock held; returns the callback to schedule, if any. */
-    private Runnable markCalled() {
-        if (called) {
-            return null;
+    /** Called with queue.lock held, before this ticket is marked called: hands its callback to its scheduler. */
+    private void enqueueOnCall() {
+        if (called || onCall == null) {
+            return;
         }
-        called = true;
-        Runnable callback = onCall;
+        onCallScheduler.enqueue(new Task(onCall)); // may throw: then nothing has changed
         onCall = null;
-        return callback;
-    }
-
-    /** Called without the lock: wakes the waiters and schedules the callback of a just-called ticket. */
-    private void afterCalled(Runnable callback, Waiter waiters) {
-        WaitQueue.wakeChain(waiters);
-        if (callback != null) {
-            onCallScheduler.enqueue(new Task(callback));
-        }
+        onCallScheduler = null;
     }
 
     @Override

@@ -2,6 +2,7 @@ package org.marl4j.futures;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
@@ -10,6 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
@@ -84,8 +86,22 @@ public final class Futures {
         Objects.requireNonNull(stage, "stage must not be null");
         long nanos = toNanos(timeout);
         Outcome<T> outcome = new Outcome<>();
-        stage.whenComplete(outcome);
-        if (!outcome.await(nanos)) {
+        if (isDone(stage)) {
+            stage.whenComplete(outcome); // runs at once: nothing stays on the stage
+            return outcome.get();
+        }
+        // Through the stage's shared waiter set, so a wait that times out leaves nothing behind.
+        StageWaiters<T> waiters = StageWaiters.of(stage);
+        waiters.add(outcome);
+        boolean completed = false;
+        try {
+            completed = outcome.await(nanos);
+        } finally {
+            if (!completed) {
+                waiters.remove(outcome);
+            }
+        }
+        if (!completed) {
             throw new TimeoutException("stage did not complete within " + timeout);
         }
         return outcome.get();
@@ -101,8 +117,7 @@ public final class Futures {
      */
     @SafeVarargs
     public static <T> List<T> awaitAll(CompletionStage<? extends T>... stages) {
-        Objects.requireNonNull(stages, "stages must not be null");
-        return awaitAll(List.of(stages)); // List.of rejects null elements with an NPE
+        return awaitAll(Arrays.asList(checkElements(stages)));
     }
 
     /** awaitAll(stages) is {@link #awaitAll(CompletionStage[])} over a collection. */
@@ -127,8 +142,7 @@ public final class Futures {
      */
     @SafeVarargs
     public static <T> T awaitAny(CompletionStage<? extends T>... stages) {
-        Objects.requireNonNull(stages, "stages must not be null");
-        return awaitAny(List.of(stages));
+        return awaitAny(Arrays.asList(checkElements(stages)));
     }
 
     /** awaitAny(stages) is {@link #awaitAny(CompletionStage[])} over a collection. */
@@ -138,14 +152,50 @@ public final class Futures {
             throw new IllegalArgumentException("awaitAny needs at least one stage: with none it would wait forever");
         }
         Outcome<T> outcome = new Outcome<>();
-        for (CompletionStage<? extends T> stage : list) {
-            if (outcome.isDone()) {
-                break; // an already-complete stage won: no need to register on the rest
+        // Through each stage's shared waiter set, left again on return: a losing stage keeps nothing.
+        List<StageWaiters<?>> joined = new ArrayList<>(list.size());
+        try {
+            for (CompletionStage<? extends T> stage : list) {
+                if (outcome.isDone()) {
+                    break; // an already-complete stage won: no need to register on the rest
+                }
+                join(stage, outcome, joined);
             }
-            stage.whenComplete(outcome);
+            outcome.await();
+        } finally {
+            for (StageWaiters<?> waiters : joined) {
+                waiters.remove(outcome);
+            }
         }
-        outcome.await();
         return outcome.get();
+    }
+
+    /** Makes outcome wait for stage: directly if it is already done, else through its waiter set. */
+    private static <S extends T, T> void join(CompletionStage<S> stage, Outcome<T> outcome, List<StageWaiters<?>> joined) {
+        if (isDone(stage)) {
+            stage.whenComplete(outcome); // runs at once: nothing stays on the stage
+            return;
+        }
+        StageWaiters<S> waiters = StageWaiters.of(stage);
+        joined.add(waiters);
+        waiters.add(outcome);
+    }
+
+    /** isDone(stage) is true for a stage known to be complete, whose callbacks run at once. */
+    private static boolean isDone(CompletionStage<?> stage) {
+        return stage instanceof Future<?> future && future.isDone();
+    }
+
+    /** Rejects a null array or element, naming the element's index. */
+    private static <S> S[] checkElements(S[] stages) {
+        Objects.requireNonNull(stages, "stages must not be null");
+        for (int i = 0; i < stages.length; i++) {
+            if (stages[i] == null) {
+                throw new NullPointerException("stages[" + i + "] is null: pass a CompletionStage "
+                        + "(CompletableFuture.completedFuture(null) for a null value)");
+            }
+        }
+        return stages;
     }
 
     /**
@@ -183,8 +233,11 @@ public final class Futures {
     private static <S> List<S> copy(Collection<? extends S> stages) {
         Objects.requireNonNull(stages, "stages must not be null");
         List<S> list = new ArrayList<>(stages);
-        for (S stage : list) {
-            Objects.requireNonNull(stage, "stages must not contain null");
+        for (int i = 0; i < list.size(); i++) {
+            if (list.get(i) == null) {
+                throw new NullPointerException("stages contains null at index " + i + ": pass a CompletionStage "
+                        + "(CompletableFuture.completedFuture(null) for a null value)");
+            }
         }
         return list;
     }

@@ -37,8 +37,10 @@ final class InvokeAny<T> {
         if (list.isEmpty()) {
             throw new IllegalArgumentException("invokeAny needs at least one task");
         }
-        for (Callable<T> task : list) {
-            Objects.requireNonNull(task, "tasks must not contain null");
+        for (int i = 0; i < list.size(); i++) {
+            if (list.get(i) == null) {
+                throw new NullPointerException("tasks contains null at index " + i);
+            }
         }
         InvokeAny<T> call = new InvokeAny<>(list.size());
         try {

@@ -11,11 +11,14 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.RunnableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import org.marl4j.Fiber;
 import org.marl4j.Scheduler;
 import org.marl4j.Task;
 
@@ -87,6 +90,10 @@ public final class MarlExecutorService extends AbstractExecutorService {
     private final AtomicLong sequence = new AtomicLong();
     private final Set<Submission> pending = ConcurrentHashMap.newKeySet();
     private final Latch terminated = new Latch();
+    /** Opened when shut down with every accepted task finished: before an owned scheduler closes. */
+    private final Latch drained = new Latch();
+    private final AtomicBoolean rejectionLogged = new AtomicBoolean();
+    private static final System.Logger LOGGER = System.getLogger(MarlExecutorService.class.getName());
 
     /**
      * MarlExecutorService(config) creates a scheduler from {@code config} that this executor owns:
@@ -139,7 +146,7 @@ public final class MarlExecutorService extends AbstractExecutorService {
     public void execute(Runnable command) {
         Objects.requireNonNull(command, "command must not be null");
         if (!tryAccept()) {
-            throw new RejectedExecutionException(this + " is shut down: it accepts no new tasks");
+            throw rejected(new RejectedExecutionException(this + " is shut down: it accepts no new tasks"));
         }
         Submission submission = new Submission(this, command, sequence.getAndIncrement());
         pending.add(submission);
@@ -150,11 +157,26 @@ public final class MarlExecutorService extends AbstractExecutorService {
                 pending.remove(submission);
                 release();
             }
-            if (e instanceof RejectedExecutionException) {
-                throw e;
+            if (e instanceof RejectedExecutionException rejection) {
+                throw rejected(rejection);
             }
-            throw new RejectedExecutionException(scheduler + " refused the task: " + e.getMessage(), e);
+            throw rejected(new RejectedExecutionException(scheduler + " refused the task: " + e.getMessage(), e));
         }
+    }
+
+    /**
+     * rejected(e) logs the first rejection of this executor once, at WARNING, and returns e to throw.
+     * Why: a caller that swallows the exception (an {@code HttpServer} logs it at FINER and sends an
+     * empty reply) would otherwise make a closed executor fail silently.
+     */
+    private RejectedExecutionException rejected(RejectedExecutionException e) {
+        if (rejectionLogged.compareAndSet(false, true)) {
+            LOGGER.log(System.Logger.Level.WARNING, () -> "Rejected a task: " + e.getMessage()
+                    + ". Every later task will be rejected too (logged only this once). Whatever submitted it "
+                    + "(an HttpServer whose executor this is, say) is still running after the executor was shut "
+                    + "down or closed: stop it first (server.stop(...)), or close the executor only after it.", e);
+        }
+        return e;
     }
 
     /**
@@ -212,20 +234,33 @@ public final class MarlExecutorService extends AbstractExecutorService {
 
     /**
      * awaitTermination(timeout, unit) waits until {@link #isTerminated()} or the timeout; on a fiber
-     * it suspends only the fiber. Returns whether the executor terminated.
+     * it suspends only the fiber. Returns whether the executor terminated. Called on a fiber of the
+     * scheduler this executor owns (not one of its tasks, which would wait for itself), it returns
+     * true once every task has finished: the scheduler's close waits for the caller's own fiber,
+     * so it completes, by itself, only after the caller has returned.
      *
      * @throws InterruptedException if a plain thread is interrupted while waiting
      */
     @Override
     public boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
         Objects.requireNonNull(unit, "unit must not be null");
-        return terminated.await(unit.toNanos(timeout));
+        return onOwnedSchedulersFiber() ? drained.await(unit.toNanos(timeout)) : terminated.await(unit.toNanos(timeout));
+    }
+
+    /**
+     * Whether the caller is a fiber of the scheduler this executor owns. Such a caller cannot wait
+     * for the scheduler to close (close waits for that very fiber), so it waits only for the last
+     * task: the scheduler then closes by itself once the caller's fiber has finished.
+     */
+    private boolean onOwnedSchedulersFiber() {
+        return ownsScheduler && Fiber.current() != null && Scheduler.get() == scheduler;
     }
 
     /**
      * close() is {@link ExecutorService#close()}: shuts down and waits until terminated. If a plain
      * thread is interrupted while waiting, it calls {@link #shutdownNow()}, keeps waiting, and
-     * returns with the interrupt status set. Does nothing if already terminated.
+     * returns with the interrupt status set. Does nothing if already terminated. On a fiber of the
+     * scheduler this executor owns, it waits for the last task only, as {@link #awaitTermination} does.
      */
     @Override
     public void close() {
@@ -233,10 +268,11 @@ public final class MarlExecutorService extends AbstractExecutorService {
             return;
         }
         shutdown();
+        Latch done = onOwnedSchedulersFiber() ? drained : terminated;
         boolean interrupted = false;
         while (true) {
             try {
-                terminated.await();
+                done.await();
                 break;
             } catch (InterruptedException e) {
                 if (!interrupted) {
@@ -274,7 +310,80 @@ public final class MarlExecutorService extends AbstractExecutorService {
         return InvokeAny.invoke(this, tasks, true, unit.toNanos(timeout));
     }
 
-    // invokeAll is AbstractExecutorService's: it waits with Future.get() on our futures, so a fiber caller suspends.
+    /**
+     * submit(task) runs {@code task} and returns a future of its completion (null on success).
+     *
+     * @throws RejectedExecutionException as {@link #execute} does
+     * @throws NullPointerException if task is null
+     */
+    @Override
+    public Future<?> submit(Runnable task) {
+        Objects.requireNonNull(task, "task must not be null");
+        return super.submit(task);
+    }
+
+    /**
+     * submit(task, result) runs {@code task} and returns a future of {@code result}.
+     *
+     * @throws RejectedExecutionException as {@link #execute} does
+     * @throws NullPointerException if task is null
+     */
+    @Override
+    public <T> Future<T> submit(Runnable task, T result) {
+        Objects.requireNonNull(task, "task must not be null");
+        return super.submit(task, result);
+    }
+
+    /**
+     * submit(task) runs {@code task} and returns a future of its value.
+     *
+     * @throws RejectedExecutionException as {@link #execute} does
+     * @throws NullPointerException if task is null
+     */
+    @Override
+    public <T> Future<T> submit(Callable<T> task) {
+        Objects.requireNonNull(task, "task must not be null");
+        return super.submit(task);
+    }
+
+    // invokeAll is AbstractExecutorService's: it waits with Future.get() on our futures, so a fiber
+    // caller suspends. Overridden only to name a null argument.
+
+    /**
+     * invokeAll(tasks) runs every task and returns their futures, all done, in the same order; a
+     * fiber caller suspends meanwhile.
+     *
+     * @throws NullPointerException if tasks or one of its tasks is null (the message names its index)
+     */
+    @Override
+    public <T> List<Future<T>> invokeAll(Collection<? extends Callable<T>> tasks) throws InterruptedException {
+        return super.invokeAll(checkTasks(tasks));
+    }
+
+    /**
+     * invokeAll(tasks, timeout, unit) is {@link #invokeAll(Collection)} that cancels the tasks not
+     * done when the timeout elapses.
+     *
+     * @throws NullPointerException if tasks, one of its tasks or unit is null
+     */
+    @Override
+    public <T> List<Future<T>> invokeAll(Collection<? extends Callable<T>> tasks, long timeout, TimeUnit unit)
+            throws InterruptedException {
+        Objects.requireNonNull(unit, "unit must not be null");
+        return super.invokeAll(checkTasks(tasks), timeout, unit);
+    }
+
+    private static <C extends Collection<?>> C checkTasks(C tasks) {
+        Objects.requireNonNull(tasks, "tasks must not be null");
+        int i = 0;
+        for (Object task : tasks) {
+            if (task == null) {
+                throw new NullPointerException("tasks contains null at index " + i);
+            }
+            i++;
+        }
+        return tasks;
+    }
 
     @Override
     protected <T> RunnableFuture<T> newTaskFor(Runnable runnable, T value) {
@@ -320,6 +429,7 @@ public final class MarlExecutorService extends AbstractExecutorService {
 
     /** terminate() runs once, on the transition to ctl == SHUTDOWN. */
     private void terminate() {
+        drained.open();
         if (!ownsScheduler) {
             terminated.open();
             return;

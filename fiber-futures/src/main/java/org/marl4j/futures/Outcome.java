@@ -18,9 +18,9 @@ import org.marl4j.Event;
  * a plain thread it blocks. A stage that is already complete runs the callback inside
  * {@code whenComplete}, so {@code done} is set before anyone waits and nothing suspends.
  *
- * <p>A wait that times out simply returns; the callback stays registered on the stage (a
- * {@code CompletionStage} cannot unregister one) and, if the stage completes later, signals an
- * Event that nobody waits on any more. The fiber is not involved.
+ * <p>A timed wait, and each stage of an {@code awaitAny}, registers an Outcome not on the stage
+ * itself but in the stage's {@link StageWaiters} (a {@code CompletionStage} cannot unregister a
+ * callback); a wait that times out or loses removes it there, so nothing of it stays on the stage.
  */
 final class Outcome<T> implements BiConsumer<T, Throwable> {
     private static final VarHandle CLAIMED;
