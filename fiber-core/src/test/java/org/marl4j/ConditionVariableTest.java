@@ -1,5 +1,9 @@
 package org.marl4j;
 
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -648,5 +652,96 @@ class ConditionVariableTest {
             join(signaller);
         });
         assertTrue(longWaiterReleased.get());
+    }
+
+    // ---------------------------------------------------------------- reentrant holds (issue 8)
+
+    /**
+     * A fiber holding a Mutex twice awaits; another fiber must be able to take the Mutex to make
+     * the predicate true. Before the fix the waiter kept one hold, so the signaller's tryLock gave up.
+     */
+    @ForEachWorkerCount
+    void await_withMutexHeldTwice_releasesEveryHoldAndRestoresThem(int workers) {
+        Mutex mutex = new Mutex();
+        ConditionVariable cv = new ConditionVariable();
+        AtomicBoolean ready = new AtomicBoolean();
+        AtomicBoolean signallerGotTheMutex = new AtomicBoolean();
+        AtomicInteger holdsAfterWait = new AtomicInteger(-1);
+        AtomicBoolean waiterSawReady = new AtomicBoolean();
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
+            WaitGroup done = new WaitGroup(2);
+            Event waiting = new Event(Event.Mode.MANUAL);
+            Marl.schedule(() -> {
+                mutex.lock();
+                mutex.lock();
+                try {
+                    waiting.signal();
+                    // Bounded, so the pre-fix behaviour fails the test instead of hanging it.
+                    waiterSawReady.set(cv.await(mutex, Duration.ofSeconds(20), ready::get));
+                    holdsAfterWait.set(mutex.holdCount());
+                } finally {
+                    mutex.unlock();
+                    mutex.unlock();
+                }
+                done.done();
+            });
+            Marl.schedule(() -> {
+                waiting.await();
+                if (mutex.tryLock(Duration.ofSeconds(10))) {
+                    try {
+                        signallerGotTheMutex.set(true);
+                        ready.set(true);
+                    } finally {
+                        mutex.unlock();
+                    }
+                    cv.signal();
+                }
+                done.done();
+            });
+            done.await();
+        });
+        assertTrue(signallerGotTheMutex.get(), "the waiter must release every hold while it waits");
+        assertTrue(waiterSawReady.get());
+        assertEquals(2, holdsAfterWait.get(), "the waiter holds the Mutex as often as before the wait");
+        assertFalse(mutex.isLocked());
+    }
+
+    @Test
+    void await_withReentrantLockHeldTwiceOnAThread_releasesEveryHoldAndRestoresThem() throws Exception {
+        ReentrantLock lock = new ReentrantLock();
+        ConditionVariable cv = new ConditionVariable();
+        AtomicBoolean ready = new AtomicBoolean();
+        AtomicInteger holdsAfterWait = new AtomicInteger(-1);
+        CountDownLatch waiting = new CountDownLatch(1);
+        Thread waiter = TestSchedulers.startThread("cv-reentrant-waiter", () -> {
+            lock.lock();
+            lock.lock();
+            try {
+                waiting.countDown();
+                cv.await(lock, Duration.ofSeconds(20), ready::get);
+                holdsAfterWait.set(lock.getHoldCount());
+            } finally {
+                lock.unlock();
+                lock.unlock();
+            }
+        });
+        waiting.await();
+        assertTrue(lock.tryLock(10, TimeUnit.SECONDS), "the waiter must release every hold while it waits");
+        try {
+            ready.set(true);
+        } finally {
+            lock.unlock();
+        }
+        cv.signal();
+        waiter.join(TestSchedulers.PATIENCE.toMillis());
+        assertEquals(2, holdsAfterWait.get());
+    }
+
+    @Test
+    void await_withMutexNotHeld_throwsIllegalMonitorState() {
+        Mutex mutex = new Mutex();
+        IllegalMonitorStateException e = assertThrows(IllegalMonitorStateException.class,
+                () -> new ConditionVariable().await(mutex, () -> false));
+        assertTrue(e.getMessage().contains("lock it before awaiting"), e.getMessage());
     }
 }

@@ -1,5 +1,6 @@
 package org.marl4j;
 
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -436,5 +437,93 @@ class EventTest {
             assertFalse(event.isSignalled(), "AUTO signal consumed by the bound thread's await");
             join(signaller);
         });
+    }
+
+    // ---------------------------------------------------------------- Event.any leaks (issue 8)
+
+    /**
+     * Event.any in a loop over a long-lived source: once the any-events are garbage, the source
+     * keeps none of them. Before the fix the source held every one for good.
+     */
+    @Test
+    void any_calledRepeatedlyOnALongLivedSource_keepsNoCollectedDependents() {
+        Event source = new Event(Event.Mode.MANUAL);
+        Event other = new Event(Event.Mode.MANUAL);
+        for (int i = 0; i < 10_000; i++) {
+            assertFalse(Event.any(Event.Mode.AUTO, source, other).test());
+        }
+        assertTrue(source.dependentCount() > 0);
+        await().atMost(TestSchedulers.PATIENCE).until(() -> {
+            System.gc();
+            for (Event e : List.of(source, other)) {
+                e.signal(); // a signal sweeps the collected dependents
+                e.clear();
+            }
+            return source.dependentCount() == 0 && other.dependentCount() == 0;
+        });
+    }
+
+    /** Without any signal, registering alone keeps the list within a bound once the garbage is collected. */
+    @Test
+    void any_inALoopWithoutSignals_keepsTheSourcesDependentsBounded() {
+        Event source = new Event(Event.Mode.MANUAL);
+        int maxSeen = 0;
+        for (int i = 0; i < 20_000; i++) {
+            Event.any(Event.Mode.AUTO, source);
+            if (i % 1_000 == 0) {
+                System.gc();
+            }
+            maxSeen = Math.max(maxSeen, source.dependentCount());
+        }
+        assertTrue(maxSeen < 6_000, "the source held " + maxSeen + " dependents of 20,000 collected any-events");
+    }
+
+    /** Held only by the fiber waiting on it (and its source, weakly), an any-event still wakes that fiber. */
+    @ForEachWorkerCount
+    void any_referencedOnlyByItsWaitingFiber_isStillSignalledAfterGc(int workers) {
+        Event source = new Event(Event.Mode.MANUAL);
+        AtomicBoolean woke = new AtomicBoolean();
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
+            WaitGroup done = new WaitGroup(1);
+            Event started = new Event(Event.Mode.MANUAL);
+            Marl.schedule(() -> {
+                started.signal();
+                Event.any(Event.Mode.AUTO, source).await(); // the only strong reference is this frame
+                woke.set(true);
+                done.done();
+            });
+            started.await();
+            if (workers > 0) {
+                await().atMost(TestSchedulers.PATIENCE).until(() -> scheduler.stats().fibersBlocked() > 0);
+            } else {
+                Fiber.yield(); // lets the task reach its wait on this thread
+            }
+            for (int i = 0; i < 3; i++) {
+                System.gc();
+            }
+            source.signal();
+            done.await();
+        });
+        assertTrue(woke.get());
+    }
+
+    @Test
+    void any_varargsWithNull_namesTheIndex() {
+        Event e = new Event();
+        NullPointerException npe = assertThrows(NullPointerException.class, () -> Event.any(Event.Mode.AUTO, e, null));
+        assertTrue(npe.getMessage().contains("events[1]"), npe.getMessage());
+        NullPointerException listNpe = assertThrows(NullPointerException.class,
+                () -> Event.any(Event.Mode.AUTO, java.util.Arrays.asList(e, null)));
+        assertTrue(listNpe.getMessage().contains("index 1"), listNpe.getMessage());
+        NullPointerException modeNpe = assertThrows(NullPointerException.class, () -> Event.any(null, e));
+        assertTrue(modeNpe.getMessage().contains("mode"), modeNpe.getMessage());
+        assertEquals(0, e.dependentCount(), "a refused call registers nothing");
+    }
+
+    @Test
+    void await_hugeTimeout_saturates() {
+        Event signalled = new Event(Event.Mode.MANUAL, true);
+        assertTrue(signalled.await(Duration.ofSeconds(Long.MAX_VALUE)));
+        assertFalse(new Event().await(Duration.ofSeconds(Long.MIN_VALUE)));
     }
 }

@@ -1,5 +1,6 @@
 package org.marl4j;
 
+import java.util.concurrent.TimeUnit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -173,5 +174,82 @@ class MutexTest {
         } catch (InterruptedException e) {
             throw new AssertionError(e);
         }
+    }
+
+    // ---------------------------------------------------------------- huge timeouts (issue 8)
+
+    @Test
+    void tryLock_maxLongDays_onAFreeMutex_acquiresInsteadOfOverflowing() throws InterruptedException {
+        Mutex mutex = new Mutex();
+        assertTrue(mutex.tryLock(Long.MAX_VALUE, TimeUnit.DAYS));
+        mutex.unlock();
+        assertTrue(mutex.tryLock(Long.MAX_VALUE, TimeUnit.NANOSECONDS));
+        mutex.unlock();
+        assertTrue(mutex.tryLock(Duration.ofSeconds(Long.MAX_VALUE)));
+        mutex.unlock();
+    }
+
+    @Test
+    void tryLock_hugeNegativeTime_onAHeldMutex_returnsFalseAtOnce() throws Exception {
+        Mutex mutex = new Mutex();
+        Thread owner = TestSchedulers.startThread("mutex-owner", mutex::lock);
+        owner.join();
+        assertFalse(mutex.tryLock(Long.MIN_VALUE, TimeUnit.DAYS));
+        assertFalse(mutex.tryLock(Duration.ofSeconds(Long.MIN_VALUE)));
+    }
+
+    /** A fiber waiting "forever" (Long.MAX_VALUE days) for a held Mutex gets it once it is released. */
+    @ForEachWorkerCount
+    void tryLock_maxLongDays_whileContended_waitsUntilReleased(int workers) {
+        Mutex mutex = new Mutex();
+        AtomicBoolean acquired = new AtomicBoolean();
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
+            WaitGroup done = new WaitGroup(1);
+            Event holding = new Event(Event.Mode.MANUAL);
+            Event release = new Event(Event.Mode.MANUAL);
+            Marl.schedule(() -> {
+                mutex.lock();
+                holding.signal();
+                release.await();
+                mutex.unlock();
+            });
+            Marl.schedule(() -> {
+                holding.await();
+                try {
+                    acquired.set(mutex.tryLock(Long.MAX_VALUE, TimeUnit.DAYS));
+                    mutex.unlock();
+                } catch (InterruptedException e) {
+                    throw new AssertionError(e);
+                } finally {
+                    done.done();
+                }
+            });
+            holding.await();
+            release.signal();
+            done.await();
+        });
+        assertTrue(acquired.get());
+    }
+
+    @Test
+    void tryLock_nullUnit_namesTheArgument() {
+        NullPointerException e = assertThrows(NullPointerException.class, () -> new Mutex().tryLock(1, null));
+        assertTrue(e.getMessage().contains("unit"), e.getMessage());
+    }
+
+    @Test
+    void holdCount_countsTheCallersHoldsOnly() throws Exception {
+        Mutex mutex = new Mutex();
+        assertEquals(0, mutex.holdCount());
+        mutex.lock();
+        mutex.lock();
+        assertEquals(2, mutex.holdCount());
+        AtomicInteger seenByOther = new AtomicInteger(-1);
+        Thread other = TestSchedulers.startThread("mutex-other", () -> seenByOther.set(mutex.holdCount()));
+        other.join();
+        assertEquals(0, seenByOther.get());
+        mutex.unlock();
+        mutex.unlock();
+        assertEquals(0, mutex.holdCount());
     }
 }

@@ -1,5 +1,6 @@
 package org.marl4j;
 
+import java.util.concurrent.RejectedExecutionException;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -109,5 +110,52 @@ class TicketTest {
         Ticket ticket = queue.take();
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> ticket.onCall(() -> {}));
         assertTrue(e.getMessage().contains("bind()"), e.getMessage());
+    }
+
+    // ---------------------------------------------------------------- closed scheduler (issue 8)
+
+    /**
+     * done() whose successor's onCall scheduler is closed: it throws and changes nothing (before the
+     * fix it threw after calling the successor, whose callback was then lost).
+     */
+    @ForEachWorkerCount
+    void done_whenTheNextTicketsCallbackSchedulerIsClosed_throwsAndChangesNothing(int workers) {
+        Ticket.Queue queue = new Ticket.Queue();
+        Ticket first = queue.take();
+        Ticket second = queue.take();
+        Scheduler scheduler = new Scheduler(TestSchedulers.config(workers));
+        scheduler.bind();
+        try {
+            second.onCall(() -> {});
+        } finally {
+            scheduler.unbind();
+            scheduler.close();
+        }
+        assertThrows(RejectedExecutionException.class, first::done);
+        assertTrue(first.isCalled());
+        assertFalse(second.isCalled(), "the successor is not called when its callback could not be handed over");
+        assertTrue(first.toString().contains("called"), first.toString());
+        assertThrows(RejectedExecutionException.class, first::done, "still unfinished, so done() tries again");
+    }
+
+    /** The same line with a live scheduler: done() calls the successor and runs its callback. */
+    @ForEachWorkerCount
+    void done_callsTheNextTicketsCallbackOnItsScheduler(int workers) {
+        AtomicInteger calls = new AtomicInteger();
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
+            Ticket.Queue queue = new Ticket.Queue();
+            Ticket first = queue.take();
+            Ticket second = queue.take();
+            WaitGroup called = new WaitGroup(1);
+            second.onCall(() -> {
+                calls.incrementAndGet();
+                called.done();
+            });
+            first.done();
+            called.await();
+            assertTrue(second.isCalled());
+            second.done();
+        });
+        assertEquals(1, calls.get());
     }
 }

@@ -1,0 +1,110 @@
+package org.marl4j.futures;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.marl4j.TestSchedulers.runOnFiber;
+import static org.marl4j.TestSchedulers.withScheduler;
+
+import java.lang.ref.WeakReference;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeoutException;
+import org.junit.jupiter.api.Test;
+import org.marl4j.ForEachWorkerCount;
+import org.marl4j.Marl;
+import org.marl4j.Scheduler;
+import org.marl4j.Task;
+
+/**
+ * A long-lived stage (a shutdown signal, a cache entry) awaited with timeouts in a loop, or losing
+ * awaitAny races again and again, keeps at most one callback from marl4j, whatever the number of
+ * waits. Measured with {@link CompletableFuture#getNumberOfDependents()}: before the fix every
+ * timed-out await and every lost awaitAny left one callback (and its Outcome and Event) on the stage.
+ */
+class FuturesRetentionTest {
+    private static final int WAITS = 20_000;
+    /** Waits that really suspend until their timeout; few, since each takes at least its timeout. */
+    private static final int SLEEPING_WAITS = 20;
+
+    @ForEachWorkerCount
+    void await_timingOutManyTimesOnANeverCompletingFuture_leavesOneCallback(int workers) {
+        CompletableFuture<String> never = new CompletableFuture<>();
+        withScheduler(workers, scheduler -> runOnFiber(scheduler, () -> {
+            timeOutRepeatedly(never);
+            return null;
+        }));
+        assertEquals(1, never.getNumberOfDependents(), "callbacks left on the stage");
+        assertEquals(0, StageWaiters.of(never).size(), "timed-out waiters left registered");
+    }
+
+    @Test
+    void await_timingOutManyTimesOnAPlainThread_leavesOneCallback() {
+        CompletableFuture<String> never = new CompletableFuture<>();
+        timeOutRepeatedly(never);
+        assertEquals(1, never.getNumberOfDependents(), "callbacks left on the stage");
+    }
+
+    private static void timeOutRepeatedly(CompletableFuture<String> never) {
+        for (int i = 0; i < WAITS; i++) {
+            assertThrows(TimeoutException.class, () -> Futures.await(never, Duration.ZERO));
+        }
+        for (int i = 0; i < SLEEPING_WAITS; i++) {
+            assertThrows(TimeoutException.class, () -> Futures.await(never, Duration.ofMillis(1)));
+        }
+    }
+
+    /** After the timed-out waits, the stage still completes a later waiter, and its entry is dropped. */
+    @ForEachWorkerCount
+    void await_afterManyTimeouts_stillReceivesTheCompletion(int workers) {
+        CompletableFuture<String> later = new CompletableFuture<>();
+        withScheduler(workers, scheduler -> {
+            String value = runOnFiber(scheduler, () -> {
+                timeOutRepeatedly(later);
+                Marl.schedule(() -> later.complete("done")); // completes while we wait below
+                return Futures.await(later, Duration.ofSeconds(30));
+            });
+            assertEquals("done", value);
+        });
+        assertEquals(0, later.getNumberOfDependents());
+    }
+
+    @ForEachWorkerCount
+    void awaitAny_losingManyTimes_leavesOneCallbackOnTheLoser(int workers) {
+        CompletableFuture<String> never = new CompletableFuture<>();
+        withScheduler(workers, scheduler -> runOnFiber(scheduler, () -> {
+            for (int i = 0; i < WAITS; i++) {
+                assertEquals("won", Futures.awaitAny(never, CompletableFuture.completedFuture("won")));
+            }
+            Scheduler current = Scheduler.get();
+            for (int i = 0; i < SLEEPING_WAITS; i++) {
+                CompletableFuture<String> winner = new CompletableFuture<>();
+                current.enqueue(new Task(() -> winner.complete("later")));
+                assertEquals("later", Futures.awaitAny(never, winner)); // suspends until the winner completes
+            }
+            return null;
+        }));
+        assertEquals(1, never.getNumberOfDependents(), "callbacks left on the losing stage");
+        assertEquals(0, StageWaiters.of(never).size(), "losing waiters left registered");
+    }
+
+    /** The registry holds its stages weakly: stages awaited with a timeout and then dropped are collected. */
+    @Test
+    void await_timedOutOnStagesThatAreThenDropped_keepsNeitherThemNorTheirEntries() {
+        WeakReference<CompletableFuture<String>> last = timeOutOnFreshStages(1_000);
+        org.awaitility.Awaitility.await().atMost(org.marl4j.TestSchedulers.PATIENCE).until(() -> {
+            System.gc();
+            return last.get() == null && StageWaiters.registered() == 0;
+        });
+    }
+
+    private static WeakReference<CompletableFuture<String>> timeOutOnFreshStages(int count) {
+        CompletableFuture<String> stage = null;
+        for (int i = 0; i < count; i++) {
+            stage = new CompletableFuture<>();
+            CompletableFuture<String> awaited = stage;
+            assertThrows(TimeoutException.class, () -> Futures.await(awaited, Duration.ZERO));
+        }
+        return new WeakReference<>(stage);
+    }
+}

@@ -1,0 +1,151 @@
+package org.marl4j.futures;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.marl4j.Task;
+import org.marl4j.TestSchedulers;
+
+/**
+ * MarlExecutorService edge cases of issue 8 and 12: waiting for termination from a fiber of the
+ * scheduler the executor owns, and making rejected tasks visible in the log.
+ */
+class MarlExecutorServiceOwnSchedulerTest {
+    /** Longer than any prompt answer here, shorter than PATIENCE: the old code waited all of it. */
+    private static final long WAIT_S = 20;
+
+    /**
+     * awaitTermination from a fiber of the owned scheduler (not one of the executor's tasks) with no
+     * tasks left returns true. Before the fix it waited its whole timeout and returned false: the
+     * owned scheduler's close, which termination waited for, waited for that very fiber.
+     */
+    @ParameterizedTest(name = "{0} worker threads")
+    @ValueSource(ints = {1, 2, 4, 8, 64}) // an owned scheduler always has worker threads
+    void awaitTermination_onAFiberOfTheOwnedScheduler_returnsTrueOnceTasksAreDone(int workers) {
+        MarlExecutorService executor = new MarlExecutorService(TestSchedulers.config(workers));
+        CompletableFuture<Boolean> terminated = new CompletableFuture<>();
+        executor.scheduler().enqueue(new Task(() -> {
+            executor.shutdown();
+            try {
+                terminated.complete(executor.awaitTermination(WAIT_S, TimeUnit.SECONDS));
+            } catch (Throwable t) {
+                terminated.completeExceptionally(t);
+            }
+        }));
+        assertTrue(TestSchedulers.get(terminated), "awaitTermination returned false with no tasks left");
+        await().atMost(TestSchedulers.PATIENCE).until(executor::isTerminated);
+    }
+
+    @ParameterizedTest(name = "{0} worker threads")
+    @ValueSource(ints = {1, 2, 4, 8, 64})
+    void close_onAFiberOfTheOwnedScheduler_returnsOnceTasksAreDone(int workers) {
+        MarlExecutorService executor = new MarlExecutorService(TestSchedulers.config(workers));
+        CompletableFuture<String> ran = new CompletableFuture<>();
+        executor.execute(() -> ran.complete("task"));
+        CompletableFuture<Boolean> closed = new CompletableFuture<>();
+        executor.scheduler().enqueue(new Task(() -> {
+            executor.close();
+            closed.complete(executor.isShutdown());
+        }));
+        assertTrue(TestSchedulers.get(closed));
+        assertEquals("task", TestSchedulers.get(ran));
+        await().atMost(TestSchedulers.PATIENCE).until(executor::isTerminated);
+    }
+
+    // ---------------------------------------------------------------- rejections are logged (issue 12)
+
+    /** Captures the executor's log records: System.Logger goes to java.util.logging by default. */
+    private static final class Capture extends Handler implements AutoCloseable {
+        final List<LogRecord> records = new CopyOnWriteArrayList<>();
+        private final Logger logger = Logger.getLogger(MarlExecutorService.class.getName());
+
+        Capture() {
+            logger.addHandler(this);
+        }
+
+        @Override
+        public void publish(LogRecord record) {
+            records.add(record);
+        }
+
+        @Override
+        public void flush() {}
+
+        @Override
+        public void close() {
+            logger.removeHandler(this);
+        }
+
+        List<LogRecord> warnings() {
+            return records.stream().filter(r -> r.getLevel().intValue() >= Level.WARNING.intValue()).toList();
+        }
+    }
+
+    @Test
+    void execute_afterShutdown_logsTheFirstRejectionOnceAtWarning() {
+        try (Capture log = new Capture()) {
+            MarlExecutorService executor = new MarlExecutorService(TestSchedulers.config(1));
+            executor.close();
+            for (int i = 0; i < 3; i++) {
+                assertThrows(RejectedExecutionException.class, () -> executor.execute(() -> {}));
+            }
+            List<LogRecord> warnings = log.warnings();
+            assertEquals(1, warnings.size(), "one WARNING for the first rejection only");
+            String message = warnings.get(0).getMessage();
+            assertTrue(message.contains("Rejected a task") && message.contains("shut down")
+                    && message.contains("server.stop"), message);
+            assertTrue(warnings.get(0).getThrown() instanceof RejectedExecutionException);
+        }
+    }
+
+    /** The README's mistake: the executor closed under a running HttpServer. The log now says so. */
+    @Test
+    void httpServer_whoseExecutorWasClosed_getsTheRejectionLoggedAtWarning() throws IOException {
+        try (Capture log = new Capture()) {
+            MarlExecutorService executor = new MarlExecutorService(TestSchedulers.config(1));
+            HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+            server.createContext("/", exchange -> {
+                exchange.sendResponseHeaders(204, -1);
+                exchange.close();
+            });
+            server.setExecutor(executor);
+            server.start();
+            executor.close(); // the mistake: the server still runs
+            try (HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build()) {
+                HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                        + server.getAddress().getPort() + "/")).timeout(Duration.ofSeconds(10)).build();
+                try {
+                    client.send(request, HttpResponse.BodyHandlers.discarding());
+                } catch (IOException | InterruptedException expected) {
+                    // the server cannot answer: its executor rejects the exchange
+                }
+            } finally {
+                server.stop(0);
+            }
+            await().atMost(TestSchedulers.PATIENCE).until(() -> log.warnings().size() == 1);
+        }
+    }
+}
