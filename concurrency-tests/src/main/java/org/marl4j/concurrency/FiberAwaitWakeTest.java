@@ -1,0 +1,62 @@
+package org.marl4j.concurrency;
+
+import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
+import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
+
+import java.util.concurrent.locks.ReentrantLock;
+import org.marl4j.Fiber;
+import org.openjdk.jcstress.annotations.Actor;
+import org.openjdk.jcstress.annotations.Description;
+import org.openjdk.jcstress.annotations.JCStressTest;
+import org.openjdk.jcstress.annotations.Outcome;
+import org.openjdk.jcstress.annotations.State;
+import org.openjdk.jcstress.infra.results.Z_Result;
+
+/**
+ * The wake-epoch protocol (Worker's overview): a fiber in {@code Fiber.await(lock, predicate)}
+ * races another thread that makes the predicate true under the lock and then calls
+ * {@code fiber.wake()}. The waiter samples its wake epoch with the lock held and suspends only if
+ * no wake came since; the waker takes the lock after that sample, so its wake either bumps the
+ * epoch first or finds the fiber suspended. Here the fiber is a bound thread's main fiber.
+ */
+@JCStressTest
+@Description("Fiber.await(lock, predicate) on a bound thread vs. a state change + fiber.wake() from another thread")
+@Outcome(id = "true", expect = ACCEPTABLE, desc = "The fiber saw the change: it found the predicate true, or wake() resumed it.")
+@Outcome(id = "false", expect = FORBIDDEN,
+        desc = "Lost wake-up: the predicate became true under the lock and wake() was called, yet the fiber "
+                + "stayed suspended until its timeout. The wake fell between the epoch sample and the suspend.")
+@State
+public class FiberAwaitWakeTest {
+    private final ReentrantLock lock = new ReentrantLock();
+    private boolean ready; // guarded by lock
+    private volatile Fiber waiter;
+
+    /** The waiting fiber: publishes itself, then waits for ready. */
+    @Actor
+    public void waiter(Z_Result r) {
+        Fibers.bindThisThread();
+        lock.lock();
+        try {
+            waiter = Fiber.current();
+            r.r1 = Fiber.current().await(lock, Fibers.LOST, () -> ready);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The waker: changes the state under the lock, then wakes the fiber once it is known. */
+    @Actor
+    public void waker() {
+        lock.lock();
+        try {
+            ready = true;
+        } finally {
+            lock.unlock();
+        }
+        Fiber fiber;
+        while ((fiber = waiter) == null) {
+            Thread.onSpinWait();
+        }
+        fiber.wake();
+    }
+}

@@ -1,0 +1,51 @@
+package org.marl4j.concurrency;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.BooleanSupplier;
+import org.marl4j.Scheduler;
+import org.marl4j.Task;
+
+/**
+ * Where the jcstress tests' fibers run: the calling actor thread's own main fiber (bound to a
+ * scheduler with no worker threads, so a wait blocks that thread in marl4j's trampoline), or a
+ * task on a scheduler with one worker thread (a wait suspends a fiber while the worker sleeps).
+ * Both schedulers live as long as the test JVM: creating one per jcstress state would measure
+ * thread start-up, not the protocols.
+ */
+final class Fibers {
+    /**
+     * How long a waiter waits before the test calls its wake-up lost. Far longer than any honest
+     * hand-off, even on a loaded machine; only a forbidden outcome ever waits this long.
+     */
+    static final Duration LOST = Duration.ofSeconds(2);
+
+    private static final Scheduler BOUND = new Scheduler(new Scheduler.Config()
+            .setWorkerThreadCount(0).setThreadNamePrefix("jcstress-bound-"));
+    private static final Scheduler ONE_WORKER = new Scheduler(new Scheduler.Config()
+            .setWorkerThreadCount(1).setThreadNamePrefix("jcstress-worker-"));
+
+    private Fibers() {}
+
+    /** bindThisThread() makes the calling actor thread a fiber of its own (once per thread). */
+    static void bindThisThread() {
+        if (Scheduler.get() == null) {
+            BOUND.bind();
+        }
+    }
+
+    /** onWorker(body) runs body as a task on the one-worker scheduler and returns its result. */
+    static boolean onWorker(BooleanSupplier body) {
+        CompletableFuture<Boolean> result = new CompletableFuture<>();
+        ONE_WORKER.enqueue(new Task(() -> result.complete(body.getAsBoolean())));
+        try {
+            // Twice LOST: the body itself gives up after LOST, so this only guards the harness.
+            return result.get(2 * LOST.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException | ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("the fiber task did not finish", e);
+        }
+    }
+}
