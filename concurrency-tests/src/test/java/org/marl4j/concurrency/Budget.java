@@ -14,8 +14,8 @@ final class Budget {
     static ModelCheckingOptions modelChecking() {
         int scale = TestSchedulers.stress() ? 10 : 1;
         return new ModelCheckingOptions()
-                .iterations(10 * scale)
-                .invocationsPerIteration(300)
+                .iterations(8 * scale)
+                .invocationsPerIteration(200)
                 .threads(2)
                 .actorsPerThread(3)
                 .actorsBefore(1)

@@ -77,7 +77,10 @@ public final class Futures {
      * {@link AwaitException} whose cause is that {@code TimeoutException}.
      *
      * <p>A timed-out await returns (throws) and leaves nothing waiting: if the stage completes later,
-     * that completion does nothing to the fiber or thread that awaited it.
+     * that completion does nothing to the fiber or thread that awaited it. Nor does it leave anything
+     * on the stage: however many timed awaits on one stage time out, it carries a single callback
+     * from marl4j, so a long-lived stage (a shutdown signal, a cache entry) may be awaited with a
+     * timeout in a loop.
      *
      * @throws TimeoutException if the stage did not complete within {@code timeout}
      * @throws NullPointerException if stage or timeout is null
@@ -135,7 +138,8 @@ public final class Futures {
     /**
      * awaitAny(stages) returns the outcome of whichever stage completes first, as
      * {@link CompletableFuture#anyOf} does: its value, or its failure thrown as by
-     * {@link #await(CompletionStage)}. The other stages are left alone.
+     * {@link #await(CompletionStage)}. The other stages are left alone, and keep nothing of this
+     * call: a stage that loses such races again and again does not accumulate callbacks.
      *
      * @throws IllegalArgumentException if there are no stages (there would be nothing to wait for)
      * @throws NullPointerException if the array or one of its stages is null
