@@ -91,6 +91,10 @@ public final class Mutex implements Lock {
      * A time too large to count in nanoseconds ({@code Long.MAX_VALUE} days) waits practically
      * forever, as the JDK's locks do.
      *
+     * @param time how long to wait at most, in {@code unit}s; zero or negative does not wait
+     * @param unit the unit of {@code time}
+     * @return whether the mutex was acquired
+     * @throws InterruptedException if the thread was interrupted on entry
      * @throws NullPointerException if unit is null
      */
     @Override
@@ -154,6 +158,8 @@ public final class Mutex implements Lock {
     /**
      * holdCount() returns how many times the calling fiber (or thread, off the scheduler) holds the
      * mutex: 0 if it does not own it.
+     *
+     * @return the caller's holds, 0 if it does not own the mutex
      */
     public int holdCount() {
         return owner == Waiter.currentOwner() ? holds : 0;

@@ -11,7 +11,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
@@ -89,18 +88,19 @@ public final class Futures {
         Objects.requireNonNull(stage, "stage must not be null");
         long nanos = toNanos(timeout);
         Outcome<T> outcome = new Outcome<>();
+        StageWaiters<T> waiters = null;
         if (isDone(stage)) {
             stage.whenComplete(outcome); // runs at once: nothing stays on the stage
-            return outcome.get();
+        } else {
+            // Through the stage's shared waiter set, so a wait that times out leaves nothing behind.
+            waiters = StageWaiters.of(stage);
+            waiters.add(outcome);
         }
-        // Through the stage's shared waiter set, so a wait that times out leaves nothing behind.
-        StageWaiters<T> waiters = StageWaiters.of(stage);
-        waiters.add(outcome);
         boolean completed = false;
         try {
             completed = outcome.await(nanos);
         } finally {
-            if (!completed) {
+            if (!completed && waiters != null) {
                 waiters.remove(outcome);
             }
         }
@@ -185,9 +185,12 @@ public final class Futures {
         waiters.add(outcome);
     }
 
-    /** isDone(stage) is true for a stage known to be complete, whose callbacks run at once. */
+    /**
+     * isDone(stage) is true for a CompletableFuture already complete: its whenComplete runs the
+     * callback at once and keeps nothing. (Other stages may run callbacks later, even when done.)
+     */
     private static boolean isDone(CompletionStage<?> stage) {
-        return stage instanceof Future<?> future && future.isDone();
+        return stage instanceof CompletableFuture<?> future && future.isDone();
     }
 
     /** Rejects a null array or element, naming the element's index. */

@@ -313,6 +313,8 @@ public final class MarlExecutorService extends AbstractExecutorService {
     /**
      * submit(task) runs {@code task} and returns a future of its completion (null on success).
      *
+     * @param task the task to run
+     * @return a future that completes when the task returns or throws
      * @throws RejectedExecutionException as {@link #execute} does
      * @throws NullPointerException if task is null
      */
@@ -325,6 +327,10 @@ public final class MarlExecutorService extends AbstractExecutorService {
     /**
      * submit(task, result) runs {@code task} and returns a future of {@code result}.
      *
+     * @param task the task to run
+     * @param result the value the future completes with when the task returns
+     * @param <T> the result's type
+     * @return a future of {@code result}
      * @throws RejectedExecutionException as {@link #execute} does
      * @throws NullPointerException if task is null
      */
@@ -337,6 +343,9 @@ public final class MarlExecutorService extends AbstractExecutorService {
     /**
      * submit(task) runs {@code task} and returns a future of its value.
      *
+     * @param task the task to run
+     * @param <T> the task's result type
+     * @return a future of the task's value
      * @throws RejectedExecutionException as {@link #execute} does
      * @throws NullPointerException if task is null
      */
@@ -353,6 +362,10 @@ public final class MarlExecutorService extends AbstractExecutorService {
      * invokeAll(tasks) runs every task and returns their futures, all done, in the same order; a
      * fiber caller suspends meanwhile.
      *
+     * @param tasks the tasks to run
+     * @param <T> the tasks' result type
+     * @return the tasks' futures, all done
+     * @throws InterruptedException if a plain thread is interrupted while waiting
      * @throws NullPointerException if tasks or one of its tasks is null (the message names its index)
      */
     @Override
@@ -364,6 +377,12 @@ public final class MarlExecutorService extends AbstractExecutorService {
      * invokeAll(tasks, timeout, unit) is {@link #invokeAll(Collection)} that cancels the tasks not
      * done when the timeout elapses.
      *
+     * @param tasks the tasks to run
+     * @param timeout how long to wait at most, in {@code unit}s
+     * @param unit the unit of {@code timeout}
+     * @param <T> the tasks' result type
+     * @return the tasks' futures, all done or cancelled
+     * @throws InterruptedException if a plain thread is interrupted while waiting
      * @throws NullPointerException if tasks, one of its tasks or unit is null
      */
     @Override
