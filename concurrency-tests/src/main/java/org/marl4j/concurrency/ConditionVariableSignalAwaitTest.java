@@ -36,7 +36,7 @@ public class ConditionVariableSignalAwaitTest {
         r.r1 = Fibers.onWorker(() -> {
             mutex.lock();
             try {
-                return cv.await(mutex, Fibers.LOST, () -> ready);
+                return Fibers.promptly(() -> cv.await(mutex, Fibers.LOST, () -> ready));
             } finally {
                 mutex.unlock();
             }

@@ -38,7 +38,7 @@ public class FiberAwaitWakeTest {
         lock.lock();
         try {
             waiter = Fiber.current();
-            r.r1 = Fiber.current().await(lock, Fibers.LOST, () -> ready);
+            r.r1 = Fibers.promptly(() -> Fiber.current().await(lock, Fibers.LOST, () -> ready));
         } finally {
             lock.unlock();
         }

@@ -21,7 +21,20 @@ final class Fibers {
      * How long a waiter waits before the test calls its wake-up lost. Far longer than any honest
      * hand-off, even on a loaded machine; only a forbidden outcome ever waits this long.
      */
-    static final Duration LOST = Duration.ofSeconds(2);
+    static final Duration LOST = Duration.ofSeconds(5);
+
+    /**
+     * promptly(wait) runs a timed wait (of {@link #LOST}) and returns whether it succeeded before
+     * its deadline. Why the clock: a timed wait whose wake-up was lost still returns true once it
+     * times out, because the state it waited for is there by then (a notified waiter reports
+     * notified, a predicate re-checked after the timeout is true). So the lost wake-up is visible
+     * only as a wait that ran to its deadline, which an honest hand-off (microseconds) never does.
+     */
+    static boolean promptly(BooleanSupplier wait) {
+        long start = System.nanoTime();
+        boolean ok = wait.getAsBoolean();
+        return ok && System.nanoTime() - start < LOST.toNanos();
+    }
 
     private static final Scheduler BOUND = new Scheduler(new Scheduler.Config()
             .setWorkerThreadCount(0).setThreadNamePrefix("jcstress-bound-"));
@@ -43,7 +56,7 @@ final class Fibers {
         ONE_WORKER.enqueue(new Task(() -> result.complete(body.getAsBoolean())));
         try {
             // Twice LOST: the body itself gives up after LOST, so this only guards the harness.
-            return result.get(2 * LOST.toMillis(), TimeUnit.MILLISECONDS);
+            return result.get(3 * LOST.toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException | ExecutionException | TimeoutException e) {
             throw new IllegalStateException("the fiber task did not finish", e);
         }

@@ -36,7 +36,7 @@ public class WorkerFiberAwaitWakeTest {
             lock.lock();
             try {
                 waiter = Fiber.current();
-                return Fiber.current().await(lock, Fibers.LOST, () -> ready);
+                return Fibers.promptly(() -> Fiber.current().await(lock, Fibers.LOST, () -> ready));
             } finally {
                 lock.unlock();
             }
