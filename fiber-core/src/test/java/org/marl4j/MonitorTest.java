@@ -74,7 +74,6 @@ class MonitorTest {
                 scheduler.enqueue(new Task(() -> blockOn(release)));
                 await().atMost(LONG).until(() -> scheduler.stats().tasksBlocking() >= 1);
                 release.countDown();
-                long reported = scheduler.stats().tasksBlocking();
                 // A task that suspends (a fiber sleep) is not holding its thread.
                 WaitGroup sleeping = new WaitGroup(1);
                 scheduler.enqueue(new Task(() -> {
@@ -82,7 +81,6 @@ class MonitorTest {
                     sleeping.done();
                 }));
                 sleeping.await();
-                assertEquals(reported, scheduler.stats().tasksBlocking(), "a suspended fiber does not hold its thread");
             }
             recording.stop();
             recording.dump(file);
@@ -93,6 +91,9 @@ class MonitorTest {
         RecordedEvent event = events.stream().filter(e -> e.getString("workerStack").contains("blockOn"))
                 .findFirst().orElseThrow(() -> new AssertionError("no event for the blocking task: " + events));
         assertTrue(event.getString("workerStack").contains("blockOn"), event.getString("workerStack"));
+        // A suspended fiber does not hold its thread: never reported in its sleep. (No count is
+        // asserted: on a loaded machine a descheduled worker may look held for 20 ms too.)
+        assertTrue(events.stream().noneMatch(e -> e.getString("workerStack").contains("Fiber.sleep")), events.toString());
         assertTrue(event.getDuration("heldFor").compareTo(Duration.ofMillis(20)) >= 0, event.toString());
         assertTrue(event.getString("workerThread").startsWith(config.getThreadNamePrefix()), event.toString());
     }
