@@ -110,7 +110,7 @@ public final class ConditionVariable {
             if (timed && deadline - System.nanoTime() <= 0) {
                 return false;
             }
-            Waiter waiter = Waiter.forCurrent();
+            Waiter waiter = Waiter.forCurrent(lock); // refuses before a signal can pick it
             guard.lock();
             try {
                 waiters.add(waiter);

@@ -51,14 +51,9 @@ final class Deadlines {
         }
     }
 
-    /** pollExpired(now) removes and returns the earliest entry whose deadline is at or before now, or null. */
-    Timed pollExpired(long now) {
-        if (size == 0 || heap[0].deadline - now > 0) {
-            return null;
-        }
-        Timed first = heap[0];
-        remove(first);
-        return first;
+    /** peekExpired(now) returns, without removing it, the earliest entry whose deadline is at or before now, or null. */
+    Timed peekExpired(long now) {
+        return size == 0 || heap[0].deadline - now > 0 ? null : heap[0];
     }
 
     private void siftUp(int i, Timed entry) {

@@ -43,7 +43,7 @@ public final class DelayedTask extends Timed {
         if (!state.compareAndSet(PENDING, CANCELLED)) {
             return false;
         }
-        worker.cancelDelayed(this);
+        worker.work.cancelDelayed(this); // wakes a worker whose sleep or drain waits for it
         return true;
     }
 

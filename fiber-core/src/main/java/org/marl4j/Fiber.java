@@ -34,7 +34,13 @@ import java.util.function.BooleanSupplier;
  *       thread could enter it too, or deadlock on it. Use {@link Mutex}. Run with
  *       {@code -Dorg.marl4j.checkLocks=true} to have every suspend check this.
  *   <li>If the JVM cannot suspend a fiber (its stack holds a native frame or is inside a class
- *       initializer), that one wait blocks the worker thread instead; it still completes correctly.
+ *       initializer), that one wait blocks the worker thread instead. Meanwhile that thread runs
+ *       the worker's queued tasks itself, as plain thread code without a fiber ({@link #current()}
+ *       is null in them), and idle workers steal them, so a waker queued behind the wait still
+ *       runs, even with one worker thread. The worker's other ready fibers, and its
+ *       {@link Task.Flag#SAME_THREAD} tasks, wait until the pinned fiber is woken: if its waker is
+ *       one of them, the wait never ends, and marl4j logs a warning saying so after a second.
+ *       Do not wait on a marl4j primitive inside a static initializer.
  *   <li>Fiber waits are not interruptible; the worker thread's interrupt status is left alone.
  * </ul>
  *
@@ -46,18 +52,44 @@ import java.util.function.BooleanSupplier;
  * suspends. The worker threads' stack size bounds how deep a task may recurse.
  */
 public final class Fiber extends Timed {
-    /** Where a fiber sits, guarded by its worker's lock. Transitions follow marl's. */
+    /**
+     * Where a fiber sits, guarded by its worker's lock. Every change goes through
+     * {@link #changeState}, which checks it against this table (marl's {@code changeFiberState}):
+     *
+     * <pre>
+     * from      to        when
+     * IDLE      RUNNING   the trampoline picks an idle (or new) fiber to run the worker loop
+     * RUNNING   IDLE      the worker loop hands the thread to a ready fiber and parks itself for reuse
+     * RUNNING   YIELDED   the fiber suspends without a deadline (Worker.suspend)
+     * RUNNING   WAITING   the fiber suspends with a deadline, filed in the deadline heap
+     * YIELDED   QUEUED    wake(), or cancellation by close(Duration)
+     * WAITING   QUEUED    wake(), its deadline passed, or cancellation by close(Duration)
+     * QUEUED    RUNNING   its worker resumes it (or, pinned, it stops blocking the thread)
+     * </pre>
+     *
+     * A thread's main fiber starts RUNNING; a new continuation fiber starts IDLE.
+     */
     enum State {
         /** IDLE: no task of its own; sits in its worker's idle list, ready to run the worker loop again. */
         IDLE,
-        /** YIELDED: suspended without a deadline until woken; in no queue. */
+        /** YIELDED: suspended without a deadline until woken; in the worker's suspended list, no queue. */
         YIELDED,
-        /** WAITING: suspended until woken or its deadline; sits in its worker's waiting heap. */
+        /** WAITING: suspended until woken or its deadline; sits in its worker's deadline heap. */
         WAITING,
-        /** QUEUED: woken or timed out; sits in its worker's ready queue. */
+        /** QUEUED: woken or timed out; sits in its worker's ready queue (the scheduling policy). */
         QUEUED,
         /** RUNNING: executing on its worker's thread. */
-        RUNNING
+        RUNNING;
+
+        /** allows(to) is whether the transition table above has the row this -> to. */
+        boolean allows(State to) {
+            return switch (this) {
+                case IDLE -> to == RUNNING;
+                case RUNNING -> to == IDLE || to == YIELDED || to == WAITING;
+                case YIELDED, WAITING -> to == QUEUED;
+                case QUEUED -> to == RUNNING;
+            };
+        }
     }
 
     final Worker worker;
@@ -69,14 +101,20 @@ public final class Fiber extends Timed {
     /** Bumped by every wake(), under worker.lock; read by the fiber itself without it (see Worker.await). */
     volatile int wakeEpoch;
 
-    /** Guarded by worker.lock; the inherited deadline and heap index too. */
+    /** Where the fiber sits; changed only by {@link #changeState}. The inherited deadline and heap index too. */
+    @GuardedBy("worker.lock")
     State state;
     /** Written under worker.lock; read by the fiber itself and by policies (under the lock). */
     volatile int priority;
 
-    /** Links of the worker's intrusive list of suspended fibers (Worker.suspend), guarded by worker.lock. */
+    /** Links of the worker's intrusive list of suspended fibers ({@link SuspendedList}). */
+    @GuardedBy("worker.lock")
     Fiber prevSuspended;
+    @GuardedBy("worker.lock")
     Fiber nextSuspended;
+    /** Set while this fiber is pinned: blocking its worker's thread in a wait with its continuation mounted. */
+    @GuardedBy("worker.lock")
+    boolean pinned;
 
     private Fiber(Worker worker, int id) {
         this.worker = worker;
@@ -90,7 +128,23 @@ public final class Fiber extends Timed {
     }
 
     static Fiber create(Worker worker, int id) {
-        return new Fiber(worker, id);
+        Fiber fiber = new Fiber(worker, id);
+        fiber.state = State.IDLE;
+        return fiber;
+    }
+
+    /**
+     * changeState(from, to) is the one place a fiber's state changes: it checks the fiber is in
+     * {@code from} and that the table above {@link State} allows {@code from -> to}. A failure is a
+     * bug in marl4j, reported as such.
+     */
+    @GuardedBy("worker.lock")
+    void changeState(State from, State to) {
+        if (state != from || !from.allows(to)) {
+            throw new IllegalStateException("marl4j internal error: " + this + " cannot go from " + from
+                    + " to " + to + " (it is " + state + ")");
+        }
+        state = to;
     }
 
     /**
@@ -99,7 +153,7 @@ public final class Fiber extends Timed {
      */
     public static Fiber current() {
         Worker worker = Worker.current();
-        return worker == null ? null : worker.current;
+        return worker == null ? null : worker.current; // null in a task that a pinned wait runs
     }
 
     /**
@@ -129,7 +183,7 @@ public final class Fiber extends Timed {
      * a fiber that is running or already woken does nothing. May be called from any thread.
      */
     public void wake() {
-        worker.wake(this);
+        worker.work.wake(this);
     }
 
     /**
@@ -148,7 +202,7 @@ public final class Fiber extends Timed {
      * The next task the fiber starts sets its priority again.
      */
     public void setPriority(int priority) {
-        worker.setPriority(this, priority);
+        worker.work.setPriority(this, priority);
     }
 
     /**
@@ -157,7 +211,7 @@ public final class Fiber extends Timed {
      */
     public static void yield() {
         Worker worker = Worker.current();
-        if (worker == null) {
+        if (worker == null || worker.current == null) { // no worker, or a task run by a pinned wait
             Thread.yield();
         } else {
             worker.yieldFiber(worker.current);
@@ -172,7 +226,7 @@ public final class Fiber extends Timed {
     public static void sleep(Duration duration) {
         long deadline = deadlineAfter(duration);
         Worker worker = Worker.current();
-        if (worker != null) {
+        if (worker != null && worker.current != null) {
             worker.sleep(worker.current, deadline);
             return;
         }

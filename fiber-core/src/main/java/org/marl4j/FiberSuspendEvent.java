@@ -47,6 +47,39 @@ final class FiberSuspendEvent extends jdk.jfr.Event {
     @Description("Whether the wait had a deadline (a timeout or Fiber.sleep)")
     boolean timed;
 
+    @Label("Waited At")
+    @Description("Where the user's code waited: the stack from the first frame outside marl4j's own "
+            + "implementation (the event's own stack trace starts inside marl4j)")
+    String waitedAt;
+
+    /** How many frames of the user's stack {@link #waitedAt} keeps. */
+    private static final int WAITED_AT_FRAMES = 16;
+
+    /**
+     * userStack() is the calling fiber's stack from its first frame outside marl4j's internals:
+     * the public primitive it called (Event.await, ...) is kept as the first line, the worker loop
+     * and the wait machinery above it are dropped. Only computed for an event being committed.
+     */
+    private static String userStack() {
+        return StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE).walk(frames -> {
+            StringBuilder out = new StringBuilder();
+            boolean[] inUser = {false};
+            frames.filter(f -> inUser[0] || (inUser[0] = isUserFacing(f)))
+                    .limit(WAITED_AT_FRAMES)
+                    .forEach(f -> out.append(f.toStackTraceElement()).append('\n'));
+            return out.toString();
+        });
+    }
+
+    /** isUserFacing(frame): the first frame kept is a public marl4j type's, or any frame outside marl4j. */
+    private static boolean isUserFacing(StackWalker.StackFrame frame) {
+        Class<?> type = frame.getDeclaringClass();
+        if (type.getPackage() == null || !type.getPackageName().equals("org.marl4j")) {
+            return true;
+        }
+        return java.lang.reflect.Modifier.isPublic(type.getModifiers());
+    }
+
     /** beginIfTurnedOn() returns a begun event if a recording enabled this event, else null, allocating nothing. */
     static FiberSuspendEvent beginIfTurnedOn() {
         if (!PROBE.isEnabled()) {
@@ -65,6 +98,7 @@ final class FiberSuspendEvent extends jdk.jfr.Event {
             workerId = fiber.worker.id;
             fiberId = fiber.id;
             timed = wasTimed;
+            waitedAt = userStack();
             commit();
         }
     }

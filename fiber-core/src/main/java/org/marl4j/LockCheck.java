@@ -4,8 +4,13 @@ import java.lang.management.LockInfo;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MonitorInfo;
 import java.lang.management.ThreadInfo;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
  * The optional check, at every fiber suspend, that the thread holds no monitor and no
@@ -50,10 +55,15 @@ final class LockCheck {
     }
 
     /**
-     * verify(ignored) throws IllegalStateException naming the first lock the thread holds, other
-     * than worker locks and those in {@code ignored} (held since bind()).
+     * verify(ignored, releasedByWait) throws IllegalStateException naming the first lock the thread
+     * holds, other than worker locks, those in {@code ignored} (held since bind()) and the one
+     * {@code releasedByWait}: the lock the wait itself releases before it suspends (null if none).
+     * It runs before the waiter is published anywhere, so a refused wait never swallows a
+     * notification. The JVM names a {@code java.util.concurrent} lock by its internal synchronizer,
+     * which cannot be matched to the {@code Lock} object, so one thread-owned synchronizer is
+     * excused when {@code releasedByWait} is held exactly once and may be it.
      */
-    static void verify(Set<Integer> ignored) {
+    static void verify(Set<Integer> ignored, Lock releasedByWait) {
         ThreadInfo info = threadInfo();
         if (info == null) {
             return;
@@ -65,13 +75,33 @@ final class LockCheck {
             throw held("the monitor of " + describe(monitor) + " (entered at " + monitor.getLockedStackFrame() + ")",
                     "leave the synchronized block before waiting");
         }
+        int excused = mayBeOneSynchronizer(releasedByWait) ? 1 : 0;
+        List<String> held = new ArrayList<>();
         for (LockInfo lock : info.getLockedSynchronizers()) {
             if (!lock.getClassName().equals(WorkerLock.class.getName())
                     && !ignored.contains(lock.getIdentityHashCode())) {
-                throw held("the thread-owned lock " + describe(lock),
-                        "unlock it before waiting, or use org.marl4j.Mutex, which fibers own");
+                held.add(describe(lock));
             }
         }
+        if (held.size() > excused) {
+            throw held((held.size() == 1 ? "the thread-owned lock " : "the thread-owned locks ") + String.join(", ", held)
+                    + (excused == 1 ? " (one of them the lock this wait releases)" : ""),
+                    "unlock it before waiting, or use org.marl4j.Mutex, which fibers own");
+        }
+    }
+
+    /** mayBeOneSynchronizer(lock) is false only when lock surely holds no synchronizer after its unlock. */
+    private static boolean mayBeOneSynchronizer(Lock lock) {
+        if (lock == null || lock instanceof Mutex) {
+            return false; // a Mutex is owned by a fiber, not the thread: the JVM does not list it
+        }
+        if (lock instanceof ReentrantLock reentrant) {
+            return reentrant.getHoldCount() == 1; // held more than once, it stays held while waiting
+        }
+        if (lock instanceof ReentrantReadWriteLock.WriteLock write) {
+            return write.getHoldCount() == 1;
+        }
+        return true;
     }
 
     private static ThreadInfo threadInfo() {

@@ -2,10 +2,13 @@ package org.marl4j;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
@@ -26,8 +29,7 @@ import java.util.function.Supplier;
  *         Marl.schedule(() -> { work(); done.done(); });
  *     }
  *     done.await();                          // runs queued tasks here if there are no workers
- *     scheduler.unbind();
- * }
+ * }                                          // close() unbinds this thread first, even on an exception
  * }</pre>
  *
  * <p>A task runs inline on a worker's current fiber. When it blocks on a marl4j primitive
@@ -37,6 +39,12 @@ import java.util.function.Supplier;
  *
  * <p>With zero worker threads, tasks run only on the threads bound to the scheduler, when those
  * threads block on a marl4j primitive and at {@link #unbind()}.
+ *
+ * <p>A task that holds its worker thread without suspending (it blocks the thread, or computes for
+ * long) does not strand the tasks queued behind it: the scheduler's monitor thread notices a worker
+ * that has made no progress for a few milliseconds and wakes an idle worker to take them, and
+ * reports a task that holds its thread longer than {@link Config#setBlockingTaskThreshold} (JFR
+ * event {@code org.marl4j.TaskBlocking}, {@link Stats#tasksBlocking()}).
  *
  * <p>All methods are safe to call from any thread. Tasks are started in no particular order across
  * workers. The continuation API needs the JVM flag {@code --add-exports
@@ -56,6 +64,10 @@ public final class Scheduler implements AutoCloseable {
     private final AtomicInteger nextSpinningWorkerIdx = new AtomicInteger();
     private final AtomicInteger nextEnqueueIdx = new AtomicInteger();
     private final AtomicInteger liveWorkers;
+    /** Watches the worker threads for stalls; null without worker threads. */
+    private final Monitor monitor;
+    /** The scheduling policies of live workers, to refuse a factory that shares one instance. */
+    private final Set<SchedulingPolicy> policiesInUse = Collections.newSetFromMap(new IdentityHashMap<>());
     final long spinNanos;
     final boolean checkLocks;
 
@@ -64,15 +76,18 @@ public final class Scheduler implements AutoCloseable {
     /** Guarded by boundLock. */
     private final Map<Thread, Worker> boundWorkers = new HashMap<>();
     /** Counters of bound workers that have unbound, guarded by boundLock; see Stats. */
-    private final long[] retiredStats = new long[6];
+    private final long[] retiredStats = new long[WorkerStats.COUNT];
     /** Set by close(): from then on only the scheduler's own threads may enqueue. */
     private volatile boolean closing;
 
     /**
-     * Scheduler(config) creates a scheduler and starts its worker threads.
+     * Scheduler(config) creates a scheduler and starts its worker threads, and, if it has any, the
+     * monitor thread that watches them ({@code <thread name prefix>monitor}, a daemon).
      *
+     * @param config the settings; copied, so later changes to it do not affect this scheduler
      * @throws IllegalStateException if the JVM was started without {@code --add-exports
      *     java.base/jdk.internal.vm=ALL-UNNAMED}
+     * @throws IllegalArgumentException if the scheduling policy factory returns the same instance twice
      */
     public Scheduler(Config config) {
         Objects.requireNonNull(config, "config must not be null: use Scheduler.Config.allCores() or new Scheduler.Config()");
@@ -87,10 +102,31 @@ public final class Scheduler implements AutoCloseable {
         workers = new Worker[count];
         liveWorkers = new AtomicInteger(count);
         for (int i = 0; i < count; i++) {
-            workers[i] = new Worker(this, i, Worker.Mode.MULTI_THREADED);
+            workers[i] = new Worker(this, i, Worker.Mode.MULTI_THREADED, false);
         }
+        probeSharedPolicy(count);
+        monitor = count == 0 ? null : new Monitor(this, workers,
+                this.config.blockingTaskThreshold.toNanos(), this.config.threadNamePrefix + "monitor");
         for (Worker worker : workers) {
             worker.start(this.config.threadNamePrefix + worker.id);
+        }
+        if (monitor != null) {
+            monitor.start();
+        }
+    }
+
+    /**
+     * probeSharedPolicy(count) asks the policy factory for the policies of bound threads to come
+     * while no thread has started, so a factory that returns one shared instance (which corrupts
+     * every worker that uses it) is refused here even with fewer than two worker threads.
+     */
+    private void probeSharedPolicy(int count) {
+        List<SchedulingPolicy> probes = new ArrayList<>();
+        for (int i = count; i < 2; i++) {
+            probes.add(newPolicy());
+        }
+        synchronized (policiesInUse) {
+            probes.forEach(policiesInUse::remove);
         }
     }
 
@@ -110,16 +146,20 @@ public final class Scheduler implements AutoCloseable {
      * it enqueues with {@link Task.Flag#SAME_THREAD} (or any task, if there are no worker threads)
      * run on this thread when it blocks on a marl4j primitive, and at {@link #unbind()}.
      *
+     * <p>The returned {@link Binding} unbinds when closed, for try-with-resources; ignoring it and
+     * calling {@link #unbind()} (or letting {@link #close()} on this thread unbind) is the same.
+     *
+     * @return the binding, whose {@link Binding#close()} is this thread's {@link #unbind()}
      * @throws IllegalStateException if the thread is already bound or the scheduler is closed
      */
-    public void bind() {
+    public Binding bind() {
         Worker existing = Worker.current();
         if (existing != null) {
             throw new IllegalStateException(existing.scheduler == this
                     ? "this thread is already bound to " + this + ": bind() once, and unbind() before binding again"
                     : "this thread is already bound to " + existing.scheduler + ": unbind() it before binding another scheduler");
         }
-        bind(false);
+        return new Binding(bind(false));
     }
 
     /**
@@ -131,15 +171,16 @@ public final class Scheduler implements AutoCloseable {
         bind(true);
     }
 
-    private void bind(boolean whileClosing) {
+    private Worker bind(boolean whileClosing) {
         boundLock.lock();
         try {
             if (closing && !whileClosing) {
                 throw new IllegalStateException(this + " is closed: a closed scheduler cannot be bound");
             }
-            Worker worker = new Worker(this, -1, Worker.Mode.SINGLE_THREADED);
+            Worker worker = new Worker(this, -1, Worker.Mode.SINGLE_THREADED, whileClosing);
             worker.bindToCurrentThread();
             boundWorkers.put(Thread.currentThread(), worker);
+            return worker;
         } finally {
             boundLock.unlock();
         }
@@ -166,21 +207,31 @@ public final class Scheduler implements AutoCloseable {
             throw new IllegalStateException("unbind() called from a task running on the bound thread: call it "
                     + "from the thread's own code, after the tasks it waits for");
         }
-        worker.stopSingleThreaded();
-        boundLock.lock();
+        unbind(worker, null);
+    }
+
+    /** unbind(worker, watch) drains and unbinds the calling thread's worker, under a close's watch if any. */
+    private void unbind(Worker worker, CloseWatch watch) {
         try {
-            boundWorkers.remove(Thread.currentThread());
-            long[] done = new long[retiredStats.length];
-            worker.addStatsTo(done);
-            retiredStats[0] += done[0];
-            retiredStats[1] += done[1];
-            retiredStats[2] += done[2];
-            retiredStats[5] += done[5]; // idle and blocked are gauges: an unbound worker has none
-            if (boundWorkers.isEmpty()) {
-                allUnbound.signalAll();
-            }
+            worker.stopSingleThreaded(watch);
         } finally {
-            boundLock.unlock();
+            boundLock.lock();
+            try {
+                boundWorkers.remove(Thread.currentThread());
+                long[] done = new long[retiredStats.length];
+                worker.addStatsTo(done);
+                for (int i = 0; i < done.length; i++) {
+                    if (i != 3 && i != 4) { // idle and blocked are gauges: an unbound worker has none
+                        retiredStats[i] += done[i];
+                    }
+                }
+                if (boundWorkers.isEmpty()) {
+                    allUnbound.signalAll();
+                }
+            } finally {
+                boundLock.unlock();
+            }
+            releasePolicy(worker);
         }
     }
 
@@ -201,7 +252,8 @@ public final class Scheduler implements AutoCloseable {
         }
         Worker own = ownWorkerOrReject();
         if (task.is(Task.Flag.SAME_THREAD) || workers.length == 0) {
-            requireOwn(own, task).enqueue(task);
+            Worker worker = requireOwn(own, task);
+            worker.work.enqueue(task, worker);
         } else {
             enqueueOnWorkerThreads(task);
         }
@@ -225,14 +277,14 @@ public final class Scheduler implements AutoCloseable {
         if (task.is(Task.Flag.SAME_THREAD) || workers.length == 0) {
             Worker worker = requireOwn(own, task);
             DelayedTask delayed = new DelayedTask(task, worker);
-            worker.enqueueDelayed(delayed, deadline);
+            worker.work.enqueueDelayed(delayed, deadline, worker);
             return delayed;
         }
         while (true) {
             Worker worker = workers[(nextEnqueueIdx.getAndIncrement() & Integer.MAX_VALUE) % workers.length];
             DelayedTask delayed = new DelayedTask(task, worker);
             try {
-                worker.enqueueDelayed(delayed, deadline);
+                worker.work.enqueueDelayed(delayed, deadline, worker);
                 return delayed;
             } catch (RejectedExecutionException stopped) {
                 if (liveWorkers.get() == 0) {
@@ -266,7 +318,10 @@ public final class Scheduler implements AutoCloseable {
                 + "Scheduler.Config.setWorkerThreadCount");
     }
 
-    /** Prefer a worker that recently started spinning, else round-robin; skip contended workers. */
+    /**
+     * Prefer a worker that recently started spinning, else round-robin; skip contended and stopped
+     * workers. A scheduling policy's exception reaches the caller; the worker is left as it was.
+     */
     private void enqueueOnWorkerThreads(Task task) {
         int count = workers.length;
         while (true) {
@@ -275,16 +330,11 @@ public final class Scheduler implements AutoCloseable {
             if (idx < 0) {
                 idx = (nextEnqueueIdx.getAndIncrement() & Integer.MAX_VALUE) % count;
             }
-            Worker worker = workers[idx];
-            if (worker.lock.tryLock()) {
-                if (!worker.work.stopped) {
-                    worker.enqueueAndUnlock(task);
-                    return;
-                }
-                worker.lock.unlock();
-                if (liveWorkers.get() == 0) {
-                    throw new RejectedExecutionException(this + " is closed: all its workers have stopped");
-                }
+            if (workers[idx].work.tryEnqueue(task)) {
+                return;
+            }
+            if (liveWorkers.get() == 0) {
+                throw new RejectedExecutionException(this + " is closed: all its workers have stopped");
             }
         }
     }
@@ -295,43 +345,131 @@ public final class Scheduler implements AutoCloseable {
      * enqueue further tasks) and waits for the worker threads to end. New tasks from other threads
      * are rejected from the moment close() begins. Calling close() again has no further effect.
      *
-     * @throws IllegalStateException if called from a thread bound to this scheduler or from one of
-     *     its tasks, which would deadlock
+     * <p>Called on a thread bound to this scheduler, it unbinds that thread first (running its
+     * remaining tasks), so {@code try (Scheduler s = ...) { s.bind(); ... }} needs no
+     * {@code unbind()} and never hangs when its body throws: the body's exception reaches the
+     * caller and every worker ends.
+     *
+     * <p>close() waits as long as it takes, as marl does, but never silently: once it has waited a
+     * few seconds it logs, once, at WARNING through {@link System.Logger} (logger
+     * {@code org.marl4j.Scheduler}), the {@link #suspendedFibers()} it is waiting for. To give up on
+     * them, use {@link #close(Duration)}.
+     *
+     * @throws IllegalStateException if called from one of this scheduler's tasks or inside a
+     *     {@link Marl#blockingCall} of one, which would wait for itself
      */
     @Override
     public void close() {
+        closeWithin(-1);
+    }
+
+    /**
+     * close(timeout) is {@link #close()} that gives up waiting for suspended fibers after
+     * {@code timeout}: every fiber of this scheduler still suspended in a wait on a marl4j primitive
+     * is then resumed with a {@link FiberCancelledException} thrown from that wait, so it unwinds
+     * and its {@code finally} blocks run, and every later wait of this scheduler's fibers throws one
+     * at once; close then completes once the tasks have unwound. A task that holds its thread
+     * without waiting (a loop, a blocking call outside marl4j) cannot be cancelled: close still waits
+     * for it. Bound threads are cancelled too, but close still waits for each to unbind.
+     *
+     * @param timeout how long to wait for fibers to be woken before cancelling their waits; zero
+     *     cancels at once
+     * @throws IllegalArgumentException if timeout is negative
+     * @throws IllegalStateException as {@link #close()}
+     */
+    public void close(Duration timeout) {
+        Objects.requireNonNull(timeout, "timeout must not be null: use close() to wait as long as it takes");
+        if (timeout.isNegative()) {
+            throw new IllegalArgumentException("close timeout must not be negative, was " + timeout);
+        }
+        closeWithin(Math.max(0, Fiber.deadlineAfter(timeout) - System.nanoTime()));
+    }
+
+    private void closeWithin(long timeoutNanos) {
+        CloseWatch watch = new CloseWatch(this, config.closeWarningAfter.toNanos(), timeoutNanos);
         Worker current = Worker.current();
         if (current != null && current.scheduler == this) {
-            throw new IllegalStateException(current.mode == Worker.Mode.MULTI_THREADED
-                    ? "close() called from a task of " + this + ": it would wait for itself; close from another thread"
-                    : "close() called from a thread still bound to " + this + ": call unbind() first");
+            checkMayClose(current);
+            unbind(current, watch);
         }
         boundLock.lock();
         try {
             closing = true;
             while (!boundWorkers.isEmpty()) {
-                allUnbound.awaitUninterruptibly();
+                allUnbound.awaitNanos(Math.min(watch.nanosUntilDue(), Long.MAX_VALUE / 2));
+                if (watch.due()) {
+                    boundLock.unlock(); // the watch takes worker locks, never taken under boundLock
+                    try {
+                        watch.act();
+                    } finally {
+                        boundLock.lock();
+                    }
+                }
             }
-        } finally {
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // restored: close goes on uninterruptibly
             boundLock.unlock();
+            closeWithin(timeoutNanos);
+            return;
+        } finally {
+            if (boundLock.isHeldByCurrentThread()) {
+                boundLock.unlock();
+            }
         }
         for (Worker worker : workers) {
-            worker.requestStop();
+            worker.work.requestStop();
         }
-        boolean interrupted = false;
+        boolean interrupted = Thread.interrupted();
         for (Worker worker : workers) {
-            while (true) {
+            while (worker.thread().isAlive()) {
                 try {
-                    worker.thread().join();
-                    break;
+                    worker.thread().join(Math.max(1, Math.min(watch.nanosUntilDue() / 1_000_000, Long.MAX_VALUE / 2)));
                 } catch (InterruptedException e) {
                     interrupted = true;
                 }
+                if (watch.due()) {
+                    watch.act();
+                }
             }
+        }
+        if (monitor != null) {
+            monitor.stop();
         }
         if (interrupted) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    /** checkMayClose(current) refuses close() on one of this scheduler's own threads where it would wait for itself. */
+    private void checkMayClose(Worker current) {
+        if (current.mode == Worker.Mode.MULTI_THREADED) {
+            throw new IllegalStateException("close() called from a task of " + this
+                    + ": it would wait for itself; close from another thread");
+        }
+        if (current.forBlockingCall) {
+            throw new IllegalStateException("close() called inside Marl.blockingCall on " + this + ": the fiber "
+                    + "waiting for the call keeps the scheduler running, so close would wait for itself; "
+                    + "return from the call and close the scheduler from outside its tasks");
+        }
+        if (current.current != current.main) {
+            throw new IllegalStateException("close() called from a task running on a thread bound to " + this
+                    + ": it would wait for itself; close from the thread's own code, after the tasks it waits for");
+        }
+    }
+
+    /** cancelAllWaits() is close(Duration) giving up: every worker's suspended fibers are cancelled. */
+    void cancelAllWaits() {
+        for (Worker worker : workers) {
+            worker.cancelWaits();
+        }
+        List<Worker> bound;
+        boundLock.lock();
+        try {
+            bound = new ArrayList<>(boundWorkers.values());
+        } finally {
+            boundLock.unlock();
+        }
+        bound.forEach(Worker::cancelWaits); // outside boundLock: a worker lock is not taken under it
     }
 
     /**
@@ -355,7 +493,8 @@ public final class Scheduler implements AutoCloseable {
         } finally {
             boundLock.unlock();
         }
-        return new Stats(totals[0], totals[1], totals[2], (int) totals[3], (int) totals[4], Duration.ofNanos(totals[5]));
+        return new Stats(totals[0], totals[1], totals[2], (int) totals[3], (int) totals[4], Duration.ofNanos(totals[5]),
+                totals[6]);
     }
 
     /**
@@ -370,7 +509,7 @@ public final class Scheduler implements AutoCloseable {
     public List<SuspendedFiber> suspendedFibers() {
         List<SuspendedFiber> all = new ArrayList<>();
         for (Worker worker : workers) {
-            worker.addSuspendedTo(all, null);
+            worker.addSuspendedTo(all);
         }
         Map<Thread, Worker> bound;
         boundLock.lock();
@@ -379,7 +518,7 @@ public final class Scheduler implements AutoCloseable {
         } finally {
             boundLock.unlock();
         }
-        bound.forEach((thread, worker) -> worker.addSuspendedTo(all, thread));
+        bound.values().forEach(worker -> worker.addSuspendedTo(all));
         return all;
     }
 
@@ -392,9 +531,60 @@ public final class Scheduler implements AutoCloseable {
      * @param fibersIdle fibers now idle, kept for reuse
      * @param fibersBlocked fibers now suspended in a wait
      * @param timeSpinning time worker threads spent spinning for work before sleeping
+     * @param tasksBlocking tasks seen holding a worker thread without suspending for longer than
+     *     {@link Config#setBlockingTaskThreshold} (each also recorded as a JFR
+     *     {@code org.marl4j.TaskBlocking} event, with the worker's stack)
      */
     public record Stats(long tasksRun, long tasksStolen, long fibersCreated, int fibersIdle, int fibersBlocked,
-            Duration timeSpinning) {}
+            Duration timeSpinning, long tasksBlocking) {}
+
+    /**
+     * A Binding is the result of {@link Scheduler#bind()}: closing it unbinds the thread, so a
+     * binding fits try-with-resources.
+     *
+     * <pre>{@code
+     * try (Scheduler scheduler = new Scheduler(config);
+     *      Scheduler.Binding binding = scheduler.bind()) {
+     *     Marl.schedule(task);
+     * }   // unbinds (running this thread's remaining tasks), then closes
+     * }</pre>
+     *
+     * <p>Misuse: close a binding on the thread that bound it, from that thread's own code, not from
+     * one of its tasks (an {@link IllegalStateException} otherwise, as for {@link #unbind()}).
+     * Closing a binding whose thread has already unbound (by {@link #unbind()}, by
+     * {@link Scheduler#close()} on that thread, or by an earlier close of the binding) does nothing,
+     * even if the thread has bound again since: a binding only ever unbinds its own bind().
+     */
+    public static final class Binding implements AutoCloseable {
+        private final Worker worker;
+
+        private Binding(Worker worker) {
+            this.worker = worker;
+        }
+
+        /**
+         * close() unbinds this binding's thread, as {@link Scheduler#unbind()} does, unless it has
+         * unbound already.
+         *
+         * @throws IllegalStateException if called on another thread than the one that bound, or
+         *     from one of the bound thread's tasks
+         */
+        @Override
+        public void close() {
+            if (worker.thread() != Thread.currentThread()) {
+                throw new IllegalStateException("a Scheduler.Binding must be closed on the thread that bound it ("
+                        + worker.thread().getName() + "), not on " + Thread.currentThread().getName());
+            }
+            if (Worker.current() == worker) {
+                worker.scheduler.unbind();
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "Binding[" + worker.thread().getName() + " to " + worker.scheduler + "]";
+        }
+    }
 
     // ---------------------------------------------------------------- called by workers
 
@@ -405,21 +595,44 @@ public final class Scheduler implements AutoCloseable {
     /** steal(thief, random) tries to take a task from one randomly chosen other worker. */
     Task steal(Worker thief, long random) {
         Worker victim = workers[(int) ((random & Long.MAX_VALUE) % workers.length)];
-        return victim == thief ? null : victim.steal();
+        return victim == thief ? null : victim.work.steal();
     }
 
     void onWorkerStopped() {
         liveWorkers.decrementAndGet();
     }
 
-    /** newPolicy() makes the scheduling policy of a new worker. */
+    /** onWorkerAwake() is called by a worker thread leaving an idle sleep, for the monitor. */
+    void onWorkerAwake() {
+        if (monitor != null) {
+            monitor.onWorkerAwake();
+        }
+    }
+
+    /**
+     * newPolicy() makes the scheduling policy of a new worker, refusing null and an instance some
+     * live worker already uses: a policy holds one worker's queues, unsynchronized.
+     */
     SchedulingPolicy newPolicy() {
         SchedulingPolicy policy = config.schedulingPolicy.get();
         if (policy == null) {
             throw new IllegalStateException("the scheduling policy factory of " + this + " returned null: "
                     + "it must return a new SchedulingPolicy for each worker");
         }
+        synchronized (policiesInUse) {
+            if (!policiesInUse.add(policy)) {
+                throw new IllegalArgumentException("the scheduling policy factory of " + this + " returned "
+                        + policy + " for two workers: each worker needs its own instance, since a policy holds "
+                        + "that worker's queues; pass a constructor such as MyPolicy::new, not () -> sharedInstance");
+            }
+        }
         return policy;
+    }
+
+    private void releasePolicy(Worker worker) {
+        synchronized (policiesInUse) {
+            policiesInUse.remove(worker.work.policy());
+        }
     }
 
     void initializeWorkerThread(int workerId) {
@@ -474,6 +687,9 @@ public final class Scheduler implements AutoCloseable {
         private String threadNamePrefix = "marl-worker-";
         private Affinity.Policy affinityPolicy;
         private Supplier<? extends SchedulingPolicy> schedulingPolicy = FifoPolicy::new;
+        private Duration blockingTaskThreshold = Duration.ofMillis(100);
+        /** How long close() waits before it logs the suspended fibers; settable by tests only. */
+        Duration closeWarningAfter = Duration.ofSeconds(5);
 
         /** Config() creates a config with zero worker threads: tasks run only on bound threads. */
         public Config() {}
@@ -554,6 +770,32 @@ public final class Scheduler implements AutoCloseable {
             return this;
         }
 
+        /**
+         * setBlockingTaskThreshold(threshold) sets how long a task may hold its worker thread
+         * without suspending its fiber before the scheduler reports it (default 100 ms): counted in
+         * {@link Stats#tasksBlocking()} and recorded as a JFR {@code org.marl4j.TaskBlocking} event
+         * with the worker's stack, once per such task. Tasks that block their thread on purpose
+         * belong in {@link Marl#blockingCall}. Independent of this setting, tasks queued behind
+         * such a task are handed to idle workers after a few milliseconds.
+         *
+         * @param threshold at least 1 ms
+         * @return this config
+         * @throws IllegalArgumentException if threshold is shorter than 1 ms
+         */
+        public Config setBlockingTaskThreshold(Duration threshold) {
+            Objects.requireNonNull(threshold, "blocking task threshold must not be null");
+            if (threshold.compareTo(Duration.ofMillis(1)) < 0) {
+                throw new IllegalArgumentException("blocking task threshold must be at least 1 ms, was " + threshold);
+            }
+            this.blockingTaskThreshold = threshold;
+            return this;
+        }
+
+        /** getBlockingTaskThreshold() returns how long a task may hold its thread before it is reported. */
+        public Duration getBlockingTaskThreshold() {
+            return blockingTaskThreshold;
+        }
+
         /** getAffinityPolicy() returns the worker threads' affinity policy, or null if they are not pinned. */
         public Affinity.Policy getAffinityPolicy() {
             return affinityPolicy;
@@ -580,6 +822,8 @@ public final class Scheduler implements AutoCloseable {
             c.threadNamePrefix = threadNamePrefix;
             c.affinityPolicy = affinityPolicy;
             c.schedulingPolicy = schedulingPolicy;
+            c.blockingTaskThreshold = blockingTaskThreshold;
+            c.closeWarningAfter = closeWarningAfter;
             return c;
         }
     }

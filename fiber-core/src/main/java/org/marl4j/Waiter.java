@@ -10,6 +10,11 @@ import java.util.concurrent.locks.LockSupport;
  * <p>{@link #wake()} sets {@link #notified} before it wakes the fiber or unparks the thread, and a
  * fiber checks the flag under its worker's lock before it suspends ({@link Worker#park}), so a
  * notification can never fall between a waiter's enqueue and its suspend.
+ *
+ * <p>A fiber's wait may be refused (the lock check, a cancelled scheduler, a fiber that is not the
+ * running one): the refusal is thrown while no notifier can have picked the waiter yet, either
+ * before it is queued ({@link #forCurrent(Lock)}) or while the lock that guards its queue is still
+ * held ({@link #await}), so a refused wait never swallows a notification meant for another waiter.
  */
 final class Waiter {
     /** The waiting fiber, or null when a plain thread waits. */
@@ -33,6 +38,19 @@ final class Waiter {
         return fiber != null ? new Waiter(fiber, null) : new Waiter(null, Thread.currentThread());
     }
 
+    /**
+     * forCurrent(releasedByWait) is {@link #forCurrent()} for a primitive whose notifiers do not
+     * take the lock the wait releases (a condition variable): it checks that the fiber may suspend
+     * now, before the waiter is queued where a notifier could pick it.
+     */
+    static Waiter forCurrent(Lock releasedByWait) {
+        Waiter waiter = forCurrent();
+        if (waiter.fiber != null) {
+            waiter.fiber.worker.checkMaySuspend(waiter.fiber, releasedByWait);
+        }
+        return waiter;
+    }
+
     /** owner() is what owns a lock taken by this waiter's caller: its fiber, or its thread. */
     static Object currentOwner() {
         Fiber fiber = Fiber.current();
@@ -54,6 +72,9 @@ final class Waiter {
      */
     boolean await(Lock lock, boolean timed, long deadline) {
         if (fiber != null) {
+            // Still under lock, which notifiers of a queue-guarding lock need: a refusal here
+            // leaves the waiter un-notified for the caller to unlink.
+            fiber.worker.checkMaySuspend(fiber, lock);
             fiber.worker.park(fiber, lock, this, timed, deadline);
             return notified;
         }

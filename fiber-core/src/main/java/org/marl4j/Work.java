@@ -2,76 +2,306 @@ package org.marl4j;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.locks.Condition;
 
 /**
- * Work is one worker's queue of work and the lock that guards it: marl's {@code Worker::Work}. It
- * is the part of a worker that other threads touch: enqueuers add tasks, wakers add ready fibers,
- * thieves take tasks, timers come due. The worker's own run loop lives in {@link Worker}.
+ * Work is one worker's queue of work, its lock, and every call other threads make on a worker:
+ * marl's {@code Worker::Work}. Enqueuers add tasks, wakers add ready fibers, thieves take tasks,
+ * timers come due, the scheduler stops it and its monitor looks at it. The worker's own run loop
+ * lives in {@link Worker}.
  *
  * <p>What it holds, all guarded by {@link #lock}: the {@link SchedulingPolicy}, with the queued
  * tasks and the ready fibers in the order it decides; the {@link Deadlines} heap of fibers waiting
  * with a timeout and of delayed tasks not yet due; and {@code num}, the count of tasks and fibers
- * in the policy, written under the lock and read without it by a spinning owner and by thieves.
+ * in the policy, written under the lock and read without it by a spinning owner, thieves and the
+ * monitor.
  *
- * <p>Signalling: the owner sleeps on {@code added} only inside {@link #sleep()}, and adders signal
- * it only then ({@code notifyAdded}), so a busy or spinning owner costs adders no signal.
+ * <p>Signalling: the owner sleeps on {@code added} only inside {@link #sleep(boolean)}, and adders
+ * signal it only then ({@code notifyAdded}), so a busy or spinning owner costs adders no signal.
  *
- * <p>Unless a method says otherwise, it is called with {@link #lock} held.
+ * <p>Lock discipline: methods marked {@link Excludes} take the lock themselves (other threads call
+ * them); methods marked {@link GuardedBy} are called with it held. User code runs under the lock in
+ * one place only, the {@link SchedulingPolicy}, which may throw: every policy call is made before
+ * any of this class's own state changes, so a throwing policy leaves the counts consistent, and
+ * every method that takes the lock releases it in {@code finally}.
  */
 final class Work {
     private static final VarHandle NUM;
+    private static final VarHandle ACTIVITY;
+    private static final VarHandle PROGRESS;
 
     static {
         try {
-            NUM = MethodHandles.lookup().findVarHandle(Work.class, "num", int.class);
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            NUM = lookup.findVarHandle(Work.class, "num", int.class);
+            ACTIVITY = lookup.findVarHandle(Work.class, "activity", int.class);
+            PROGRESS = lookup.findVarHandle(Work.class, "progress", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
     }
 
+    /** activity: the owner runs its loop, a task or a fiber. */
+    static final int ACTIVE = 0;
+    /** activity: the owner spins for work. */
+    static final int SPINNING = 1;
+    /** activity: the owner sleeps for want of work (not a pinned fiber's wait): it may be sent to steal. */
+    static final int IDLE = 2;
+
     final WorkerLock lock = new WorkerLock();
     private final Condition added = lock.newCondition();
     private final SchedulingPolicy policy;
+    @GuardedBy("lock")
     private final Deadlines deadlines = new Deadlines();
     /** True while the owner sleeps in sleep(): adders must signal. */
+    @GuardedBy("lock")
     private boolean notifyAdded;
+    /** True while the owner sleeps in sleep(true), idle: the monitor may send it to steal. */
+    @GuardedBy("lock")
+    private boolean idleAsleep;
+    /** The worker the monitor asked the sleeping owner to steal from, or null. */
+    @GuardedBy("lock")
+    private Worker stealFrom;
     /** Delayed tasks in the deadline heap: the worker does not stop while any is pending. */
+    @GuardedBy("lock")
     private int numDelayed;
+    /** Set by requestStop(): the owner drains, then stops. */
+    @GuardedBy("lock")
+    boolean shutdown;
     /** Set once the worker has drained and stopped: adders then pick another worker. */
+    @GuardedBy("lock")
     boolean stopped;
 
-    @SuppressWarnings("unused") // accessed through NUM
+    @SuppressWarnings("unused") // accessed through NUM; written under lock, read racily
     private volatile int num;
+    /** ACTIVE, SPINNING or IDLE; written by the owner only (opaque), read racily by the monitor. */
+    @SuppressWarnings("unused") // accessed through ACTIVITY
+    private int activity;
+    /** Bumped by the owner (opaque) at every task start and fiber switch; the monitor reads it racily. */
+    @SuppressWarnings("unused") // accessed through PROGRESS
+    private long progress;
+
+    /** policy() is this worker's scheduling policy; only for identity checks, never called through without the lock. */
+    SchedulingPolicy policy() {
+        return policy;
+    }
 
     Work(SchedulingPolicy policy) {
         this.policy = policy;
+        setActivity(IDLE); // until its thread runs: a worker not started yet has not stalled
     }
+
+    // ---------------------------------------------------------------- calls from other threads
+
+    /** enqueue(task) adds a task. Rejected only if the worker has stopped; a policy's exception propagates. */
+    @Excludes("lock")
+    void enqueue(Task task, Worker owner) {
+        lock.lock();
+        try {
+            if (stopped) {
+                throw new RejectedExecutionException(owner + " has stopped");
+            }
+            addTask(task);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * tryEnqueue(task) adds a task unless the lock is contended or the worker has stopped; returns
+     * whether it did, so the scheduler moves on to another worker. A policy's exception propagates.
+     */
+    @Excludes("lock")
+    boolean tryEnqueue(Task task) {
+        if (!lock.tryLock()) {
+            return false;
+        }
+        try {
+            if (stopped) {
+                return false;
+            }
+            addTask(task);
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** enqueueDelayed(task, deadline) parks a delayed task in the deadline heap until it is due. */
+    @Excludes("lock")
+    void enqueueDelayed(DelayedTask task, long deadline, Worker owner) {
+        lock.lock();
+        try {
+            if (stopped) {
+                throw new RejectedExecutionException(owner + " has stopped");
+            }
+            deadlines.add(task, deadline);
+            numDelayed++;
+            if (notifyAdded && deadlines.nextDeadline() == deadline) {
+                added.signal(); // the sleeping owner must wake sooner than it planned
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * cancelDelayed(task) drops a cancelled delayed task from the heap if it is not due yet, and
+     * wakes a sleeping owner: its sleep may have been sized by this task's deadline, and a draining
+     * owner (close(), unbind()) may now be free to stop.
+     */
+    @Excludes("lock")
+    void cancelDelayed(DelayedTask task) {
+        lock.lock();
+        try {
+            if (deadlines.contains(task)) {
+                deadlines.remove(task);
+                numDelayed--;
+                wakeOwner();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** wake(fiber) is marl's Worker::enqueue(Fiber*): queues a suspended fiber to resume. */
+    @Excludes("lock")
+    void wake(Fiber fiber) {
+        lock.lock();
+        try {
+            fiber.wakeEpoch++; // under lock: see Worker.await()
+            if (fiber.state == Fiber.State.YIELDED || fiber.state == Fiber.State.WAITING) {
+                addReadyFiber(fiber);
+            } // RUNNING, QUEUED, IDLE: running, already woken, or not waiting for anything
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** setPriority(fiber, priority) changes a fiber's priority and lets the policy re-order it. */
+    @Excludes("lock")
+    void setPriority(Fiber fiber, int priority) {
+        lock.lock();
+        try {
+            fiber.priority = priority;
+            if (fiber.state == Fiber.State.QUEUED) {
+                policy.propertyChanged(fiber);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** requestStop() tells the owner to stop once it has drained. */
+    @Excludes("lock")
+    void requestStop() {
+        lock.lock();
+        try {
+            shutdown = true;
+            wakeOwner();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** steal() takes a task for a spinning thief, or returns null. Skips a contended lock. */
+    @Excludes("lock")
+    Task steal() {
+        if (numAcquire() == 0 || !lock.tryLock()) {
+            return null;
+        }
+        try {
+            return stealLocked();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * stealWaiting() takes a task for a thief the monitor sent here, or returns null; it waits for
+     * the lock, which a worker stalled in a task does not hold. The thief holds no lock of its own.
+     */
+    @Excludes("lock")
+    Task stealWaiting() {
+        if (numAcquire() == 0) {
+            return null;
+        }
+        lock.lock();
+        try {
+            return stealLocked();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** stealLocked() takes a stealable task, or returns null: for a thief, or a pinned wait of the owner. */
+    @GuardedBy("lock")
+    Task stealLocked() {
+        if (stopped) {
+            return null;
+        }
+        Task task = policy.steal();
+        if (task != null) {
+            assert !task.is(Task.Flag.SAME_THREAD) : "policy " + policy + " gave away a SAME_THREAD task";
+            removed();
+        }
+        return task;
+    }
+
+    /**
+     * sendToSteal(victim) wakes the owner, if it sleeps idle, to steal from {@code victim}; returns
+     * whether it did. Called by the scheduler's monitor, which holds no worker lock.
+     */
+    @Excludes("lock")
+    boolean sendToSteal(Worker victim) {
+        if (!lock.tryLock()) {
+            return false;
+        }
+        try {
+            if (!idleAsleep || stealFrom != null) {
+                return false;
+            }
+            stealFrom = victim;
+            added.signal();
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    // ---------------------------------------------------------------- tasks and ready fibers (lock held)
 
     /** num() counts the queued tasks and ready fibers. */
     int num() {
         return (int) NUM.get(this);
     }
 
-    /** numAcquire() is num() for callers without the lock: a spinning owner, a thief. */
+    /** numAcquire() is num() for callers without the lock: a spinning owner, a thief, the monitor. */
     int numAcquire() {
         return (int) NUM.getAcquire(this);
     }
 
-    // ---------------------------------------------------------------- tasks and ready fibers
-
+    /** addTask(task) queues a task; if the policy throws, nothing changed. */
+    @GuardedBy("lock")
     void addTask(Task task) {
         policy.enqueued(task);
         added();
     }
 
-    /** addReadyFiber(fiber) queues a woken fiber, already marked QUEUED, to resume. */
+    /** addReadyFiber(fiber) queues a suspended fiber to resume; if the policy throws, nothing changed. */
+    @GuardedBy("lock")
     void addReadyFiber(Fiber fiber) {
         policy.awakened(fiber);
+        if (fiber.state == Fiber.State.WAITING) {
+            deadlines.remove(fiber);
+        }
+        fiber.changeState(fiber.state, Fiber.State.QUEUED);
         added();
     }
 
     /** takeReadyFiber() removes the fiber the policy resumes next, or returns null if a task goes first. */
+    @GuardedBy("lock")
     Fiber takeReadyFiber() {
         Fiber fiber = policy.pickNextFiber();
         if (fiber != null) {
@@ -80,132 +310,144 @@ final class Work {
         return fiber;
     }
 
-    /** takeTask() removes the task the policy starts next; called when num() is positive and no fiber goes first. */
+    /**
+     * takeTask() removes the task the policy starts next; called when num() is positive and no
+     * fiber goes first. A policy that then has nothing breaks its contract: the count is reset to
+     * what it says it holds (nothing) and the error reported, so the worker is not left spinning.
+     */
+    @GuardedBy("lock")
     Task takeTask() {
         Task task = policy.pickNextTask();
         if (task == null) {
-            throw new IllegalStateException("scheduling policy " + policy
-                    + " holds work it does not hand out: see SchedulingPolicy's contract");
+            int lost = num();
+            NUM.setRelease(this, 0);
+            throw new IllegalStateException("scheduling policy " + policy + " holds " + lost
+                    + " task(s) or fiber(s) it does not hand out: see SchedulingPolicy's contract");
         }
         removed();
         return task;
     }
 
     /** removeReadyFiber(fiber) takes a particular ready fiber out of the policy. */
+    @GuardedBy("lock")
     void removeReadyFiber(Fiber fiber) {
         if (policy.remove(fiber)) {
             removed();
         }
     }
 
-    void propertyChanged(Fiber fiber) {
-        policy.propertyChanged(fiber);
-    }
+    // ---------------------------------------------------------------- deadlines (lock held)
 
-    /** steal() takes a task for a spinning thief, or returns null. Called without the lock. */
-    Task steal() {
-        if (numAcquire() == 0 || !lock.tryLock()) {
-            return null;
-        }
-        try {
-            Task task = policy.steal();
-            if (task != null) {
-                assert !task.is(Task.Flag.SAME_THREAD) : "policy " + policy + " gave away a SAME_THREAD task";
-                removed();
-            }
-            return task;
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    // ---------------------------------------------------------------- deadlines
-
+    @GuardedBy("lock")
     boolean hasDeadlines() {
         return !deadlines.isEmpty();
     }
 
     /** nextDeadline() is the earliest deadline; hasDeadlines() must be true. */
+    @GuardedBy("lock")
     long nextDeadline() {
         return deadlines.nextDeadline();
     }
 
+    @GuardedBy("lock")
     int numDelayed() {
         return numDelayed;
     }
 
     /** addWaiting(fiber, deadline) files a fiber suspended with a timeout. */
+    @GuardedBy("lock")
     void addWaiting(Fiber fiber, long deadline) {
         deadlines.add(fiber, deadline);
     }
 
-    /** removeWaiting(fiber) takes a fiber woken before its deadline out of the heap. */
-    void removeWaiting(Fiber fiber) {
-        deadlines.remove(fiber);
-    }
-
-    /** addDelayed(task, deadline) files a delayed task until it is due. */
-    void addDelayed(DelayedTask task, long deadline) {
-        deadlines.add(task, deadline);
-        numDelayed++;
-        if (notifyAdded && deadlines.nextDeadline() == deadline) {
-            added.signal(); // the sleeping owner must wake sooner than it planned
-        }
-    }
-
-    /** cancelDelayed(task) drops a cancelled delayed task from the heap if it is not due yet. */
-    void cancelDelayed(DelayedTask task) {
-        if (deadlines.contains(task)) {
-            deadlines.remove(task);
-            numDelayed--;
-        }
-    }
-
-    /** expireDeadlines(now) makes timed-out fibers ready and queues delayed tasks that are due. */
+    /**
+     * expireDeadlines(now) makes timed-out fibers ready and queues delayed tasks that are due. Each
+     * entry leaves the heap only once the policy took it, so a throwing policy loses nothing.
+     */
+    @GuardedBy("lock")
     void expireDeadlines(long now) {
         Timed entry;
-        while ((entry = deadlines.pollExpired(now)) != null) {
+        while ((entry = deadlines.peekExpired(now)) != null) {
             if (entry instanceof Fiber fiber) {
-                assert fiber.state == Fiber.State.WAITING : fiber;
-                fiber.state = Fiber.State.QUEUED;
-                policy.awakened(fiber);
+                addReadyFiber(fiber); // removes it from the heap
             } else {
-                numDelayed--;
                 policy.enqueued(((DelayedTask) entry).due);
+                deadlines.remove(entry);
+                numDelayed--;
+                added();
             }
-            NUM.setRelease(this, num() + 1);
         }
     }
 
-    // ---------------------------------------------------------------- sleeping
+    // ---------------------------------------------------------------- the owner's sleep and activity
 
     /**
-     * sleep() releases the lock until something is added, {@link #wakeOwner()} is called, or the
-     * earliest deadline passes; it may also return spuriously. Called by the owner.
+     * sleep(idle, maxNanos) releases the lock until something is added, {@link #wakeOwner()} is
+     * called, the earliest deadline passes or {@code maxNanos} have passed; it may also return
+     * spuriously. Called by the owner, with lock held; {@code idle} says it sleeps for want of work
+     * (so the monitor may send it to steal) rather than in a pinned fiber's wait.
      */
-    void sleep() throws InterruptedException {
+    @GuardedBy("lock")
+    void sleep(boolean idle, long maxNanos) throws InterruptedException {
         notifyAdded = true;
+        idleAsleep = idle;
+        if (idle) {
+            setActivity(IDLE);
+        }
         try {
-            if (deadlines.isEmpty()) {
+            long nanos = maxNanos;
+            if (!deadlines.isEmpty()) {
+                nanos = Math.min(nanos, deadlines.nextDeadline() - System.nanoTime());
+            }
+            if (nanos == Long.MAX_VALUE) {
                 added.await();
-            } else {
-                long nanos = deadlines.nextDeadline() - System.nanoTime();
-                if (nanos > 0) {
-                    added.awaitNanos(nanos);
-                }
+            } else if (nanos > 0) {
+                added.awaitNanos(nanos);
             }
         } finally {
             notifyAdded = false;
+            idleAsleep = false;
+            if (idle) {
+                setActivity(ACTIVE);
+            }
         }
     }
 
+    /** takeStealHint() returns, and clears, the worker the monitor sent the owner to steal from. */
+    @GuardedBy("lock")
+    Worker takeStealHint() {
+        Worker victim = stealFrom;
+        stealFrom = null;
+        return victim;
+    }
+
     /** wakeOwner() ends the owner's sleep(), if it sleeps: for a change outside this class, like shutdown. */
+    @GuardedBy("lock")
     void wakeOwner() {
         if (notifyAdded) {
             added.signal();
         }
     }
 
+    /** setActivity(a) publishes what the owner does, for the monitor. Called by the owner only. */
+    void setActivity(int a) {
+        ACTIVITY.setOpaque(this, a);
+    }
+
+    int activity() {
+        return (int) ACTIVITY.getOpaque(this);
+    }
+
+    /** progressed() records that the owner started a task or switched fibers. Called by the owner only. */
+    void progressed() {
+        PROGRESS.setOpaque(this, (long) PROGRESS.getOpaque(this) + 1);
+    }
+
+    long progress() {
+        return (long) PROGRESS.getOpaque(this);
+    }
+
+    @GuardedBy("lock")
     private void added() {
         NUM.setRelease(this, num() + 1);
         if (notifyAdded) {
@@ -213,6 +455,7 @@ final class Work {
         }
     }
 
+    @GuardedBy("lock")
     private void removed() {
         NUM.setRelease(this, num() - 1);
     }

@@ -3,7 +3,6 @@ package org.marl4j;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.function.BooleanSupplier;
 import java.util.concurrent.locks.Lock;
 
@@ -16,11 +15,10 @@ import java.util.concurrent.locks.Lock;
  * worker (STW) is created by {@link Scheduler#bind()} for the calling thread; its tasks run only
  * when that thread blocks on a marl4j primitive, and at {@link Scheduler#unbind()}.
  *
- * <p><b>Queues.</b> {@link Work} (marl's {@code Worker::Work}) holds what other threads touch: the
- * {@link SchedulingPolicy} with the queued tasks and ready fibers, the deadline heap of timed waits
- * and delayed tasks (no timer thread), and the lock. The worker adds, guarded by the same lock,
- * {@code idleFibers} (fibers with nothing to do, kept for reuse), {@code handoff} (a ready fiber
- * already taken from the policy for the trampoline to resume) and its life-cycle state.
+ * <p><b>Split.</b> {@link Work} (marl's {@code Worker::Work}) holds what other threads touch and
+ * every call they make: enqueue, delayed tasks, wake, priority, stop, steal, and the lock. This
+ * class is the owner's side: the run loop, suspending, and the state only the owner's thread
+ * changes. {@link SuspendedList} lists the fibers inside a wait; {@link WorkerStats} counts.
  *
  * <p><b>Fibers and the trampoline.</b> Loom continuations are asymmetric: a yield returns to
  * whoever resumed. So the worker thread's own stack is the "main fiber" and acts as trampoline
@@ -33,7 +31,9 @@ import java.util.concurrent.locks.Lock;
  * <p><b>Lock hand-off.</b> As in marl, {@code lock} is held across fiber switches: a suspending
  * fiber yields with it held and the fiber resumed next continues holding it. A waker needs the
  * worker lock, so it only ever sees a waiter before it decided to suspend or once it is fully
- * suspended. Waking a RUNNING or QUEUED fiber changes no state, as in marl.
+ * suspended. Waking a RUNNING or QUEUED fiber changes no state, as in marl. User code never runs
+ * with the lock held except a {@link SchedulingPolicy}, whose calls {@link Work} makes safe; a task
+ * runs with the lock released and re-taken in {@code finally}.
  *
  * <p><b>Lost wake-ups, and one departure from marl.</b> marl's waiter takes the worker lock
  * <em>before</em> releasing the user's lock, so no waker can slip in between. marl4j cannot: the
@@ -44,26 +44,36 @@ import java.util.concurrent.locks.Lock;
  * every wake() bumps the epoch under the worker lock; the waiter, now under the worker lock,
  * suspends only if the epoch is unchanged. A waker that made the predicate true under the user's
  * lock has therefore either bumped the epoch already or finds the fiber suspended. The primitives
- * ({@link Waiter}) use a per-wait {@code notified} flag the same way.
+ * ({@link Waiter}) use a per-wait {@code notified} flag the same way. Every check that may refuse
+ * a wait (the lock check, cancellation) runs before the waiter can be notified, so a refused wait
+ * never swallows a notification meant for another waiter.
  *
  * <p><b>Spinning and stealing</b> (marl's {@code spinForWork}). An MTW out of work first spins for
  * the configured duration, checking {@code num} and trying to steal a task (never a fiber: fibers
- * stay on their worker's thread) from a random worker, then waits on {@code added}, which enqueuers
- * signal only while {@code notifyAdded} says the worker sleeps. A spinning worker advertises itself
- * in the scheduler's spinning-workers ring, which {@link Scheduler#enqueue} prefers.
+ * stay on their worker's thread) from a random worker, then sleeps. A spinning worker advertises
+ * itself in the scheduler's spinning-workers ring, which {@link Scheduler#enqueue} prefers. Beyond
+ * marl, the scheduler's {@link Monitor} wakes a sleeping worker to steal from a worker that has
+ * made no progress for a few milliseconds with tasks queued (a task blocking its thread), as Go's
+ * {@code sysmon} retakes a P stuck in a syscall; so whatever the spin duration, no task waits long
+ * behind a blocked thread while another worker sleeps.
  *
  * <p><b>Shutdown.</b> A worker runs until it is told to shut down and has no tasks, no ready fibers,
  * no blocked fibers and no delayed tasks (which run when due, as after {@code
- * ScheduledThreadPoolExecutor.shutdown()}); then it marks itself {@code stopped} under the lock, so enqueuers move on.
+ * ScheduledThreadPoolExecutor.shutdown()}); then it marks itself {@code stopped} under the lock, so
+ * enqueuers move on. {@link #cancelWaits()} (a bounded close) resumes every suspended fiber with a
+ * {@link FiberCancelledException} and makes every later wait throw one, so the drain completes.
  *
  * <p><b>Pinning.</b> If the JVM cannot yield a fiber (a native frame or class initializer on its
- * stack), the fiber blocks the worker thread for that one wait ({@link #blockPinned}).
+ * stack), the fiber blocks the worker thread for that one wait ({@link PinnedWait}), running the
+ * worker's stealable tasks meanwhile, since one of them may be its waker.
  */
 final class Worker {
     enum Mode { MULTI_THREADED, SINGLE_THREADED }
 
     /** The worker of the current thread when it is a bound (single-threaded worker) thread. */
     private static final ThreadLocal<Worker> BOUND = new ThreadLocal<>();
+
+    private static final System.Logger LOG = System.getLogger(Scheduler.class.getName());
 
     /**
      * How many times a spinning worker polls {@code num} between steal attempts. marl picked 256
@@ -85,46 +95,49 @@ final class Worker {
     final Mode mode;
     /** The queues other threads touch (marl's Worker::Work), and {@link #lock}, which guards them. */
     final Work work;
-    /** work.lock, which also guards this worker's fields below. */
+    /** work.lock, which also guards this worker's fields below marked with it. */
     final WorkerLock lock;
+    /** True for the worker of a {@link Marl#blockingCall}'s thread. */
+    final boolean forBlockingCall;
+    final WorkerStats stats = new WorkerStats();
     private final long spinNanos;
     private final boolean checkLocks;
     /** With checkLocks: locks the bound thread already held at bind(), which the check ignores. */
     private Set<Integer> locksHeldAtBind = Set.of();
 
-    // Guarded by lock.
     /** A ready fiber already taken from the policy, for the trampoline to resume next. */
+    @GuardedBy("lock")
     private Fiber handoff;
+    @GuardedBy("lock")
     private final ArrayDeque<Fiber> idleFibers = new ArrayDeque<>();
-    private boolean shutdown;
     /** Set when the worker loop ended because the worker shut down and drained. */
+    @GuardedBy("lock")
     private boolean drained;
-    private int numBlockedFibers;
     /** A bound thread was interrupted while it slept for work: its status is restored after the wait. */
+    @GuardedBy("lock")
     private boolean interruptedWhileAsleep;
-    private int fibersCreated;
-    /** Head of the intrusive list, through Fiber.prevSuspended/nextSuspended, of fibers inside suspend(). */
-    private Fiber suspendedHead;
-
-    // Counters for Scheduler.stats(), each written only by this worker's thread (fibersCreated,
-    // idle and blocked counts under the lock too) and read racily by stats(): a stale value is
-    // fine, and plain 64-bit fields do not tear on the JVMs marl4j supports. No fences on the
-    // hot path.
-    private long tasksRun;
-    private long tasksStolen;
-    private long spinningNanos;
+    /** The fibers inside a wait; its size is marl's numBlockedFibers. */
+    @GuardedBy("lock")
+    final SuspendedList suspended = new SuspendedList();
+    /** Set by cancelWaits(): every suspended and every later wait throws FiberCancelledException. */
+    @GuardedBy("lock")
+    private boolean cancelled;
+    /** For an STW draining in close(): when to log the suspended fibers, and when to cancel them. */
+    @GuardedBy("lock")
+    private CloseWatch closeWatch;
 
     // Touched only by this worker's thread.
-    /** The fiber running on this worker's thread; the main fiber when the trampoline runs. */
+    /** The fiber running on this worker's thread; the main fiber when the trampoline runs; null during a pinned wait's task. */
     Fiber current;
     Fiber main;
     private long rng;
     private Thread thread;
 
-    Worker(Scheduler scheduler, int id, Mode mode) {
+    Worker(Scheduler scheduler, int id, Mode mode, boolean forBlockingCall) {
         this.scheduler = scheduler;
         this.id = id;
         this.mode = mode;
+        this.forBlockingCall = forBlockingCall;
         this.spinNanos = scheduler.spinNanos;
         this.checkLocks = scheduler.checkLocks;
         this.rng = 0x9E3779B97F4A7C15L * (id + 2);
@@ -146,17 +159,22 @@ final class Worker {
         }
         main = Fiber.main(this);
         current = main;
+        thread = Thread.currentThread();
+        work.setActivity(Work.ACTIVE);
         BOUND.set(this);
     }
 
     /**
-     * stopSingleThreaded() is unbind(): runs every task and blocked fiber of this bound worker to
-     * completion on the calling (bound) thread, then detaches the worker from it.
+     * stopSingleThreaded(watch) is unbind(): runs every task and blocked fiber of this bound worker
+     * to completion on the calling (bound) thread, then detaches the worker from it. With a watch
+     * (unbind inside close()), it logs the suspended fibers and cancels them at the watch's times.
      */
-    void stopSingleThreaded() {
+    @Excludes("lock")
+    void stopSingleThreaded(CloseWatch watch) {
         lock.lock();
         try {
-            shutdown = true;
+            work.shutdown = true;
+            closeWatch = watch;
             runUntilShutdown(main);
             work.stopped = true;
         } finally {
@@ -171,22 +189,36 @@ final class Worker {
         thread.start();
     }
 
+    /** thread() is the worker's thread: its WorkerThread, or the bound thread. */
     Thread thread() {
         return thread;
     }
 
-    /** runThread() is the body of a multi-threaded worker's thread. */
-    void runThread() {
+    /**
+     * runThread() is the body of a multi-threaded worker's thread. An internal error (a bug, or a
+     * scheduling policy breaking its contract) is reported and the worker goes on: it never dies
+     * with work queued.
+     */
+    private void runThread() {
         main = Fiber.main(this);
         current = main;
         scheduler.initializeWorkerThread(id);
+        work.setActivity(Work.ACTIVE);
+        scheduler.onWorkerAwake();
         lock.lock();
         try {
-            // Start with a plain wait rather than a spin, as marl does: a new thread has no work.
-            while (work.num() == 0 && !work.hasDeadlines() && !shutdown) {
-                sleep();
+            while (true) {
+                try {
+                    // Start with a plain wait rather than a spin, as marl does: a new thread has no work.
+                    while (work.num() == 0 && !work.hasDeadlines() && !work.shutdown) {
+                        sleepForWork();
+                    }
+                    trampoline();
+                    break;
+                } catch (Throwable t) {
+                    recoverFromInternalError(t);
+                }
             }
-            trampoline();
         } finally {
             work.stopped = true;
             lock.unlock();
@@ -194,95 +226,15 @@ final class Worker {
         }
     }
 
-    /** requestStop() tells a multi-threaded worker to stop once it has drained. */
-    void requestStop() {
-        lock.lock();
-        try {
-            shutdown = true;
-            work.wakeOwner();
-        } finally {
-            lock.unlock();
+    /** recoverFromInternalError(t) reports t and gets the main fiber back into a state to go on. */
+    private void recoverFromInternalError(Throwable t) {
+        LOG.log(System.Logger.Level.ERROR, "marl4j internal error in " + this + "; it keeps running its queued work", t);
+        scheduler.reportUncaught(t);
+        if (!lock.isHeldByCurrentThread()) {
+            lock.lock();
         }
-    }
-
-    // ---------------------------------------------------------------- enqueue, steal, wake
-
-    /** enqueue(task) adds a task to this worker. Rejected only if the worker has stopped. */
-    void enqueue(Task task) {
-        lock.lock();
-        if (work.stopped) {
-            lock.unlock();
-            throw new RejectedExecutionException("worker " + id + " of " + scheduler + " has stopped");
-        }
-        enqueueAndUnlock(task);
-    }
-
-    /** enqueueAndUnlock(task): called with lock held and the worker not stopped; releases lock. */
-    void enqueueAndUnlock(Task task) {
-        work.addTask(task);
-        lock.unlock();
-    }
-
-    /** steal() takes a task from this worker for a spinning thief, or returns null. */
-    Task steal() {
-        return work.steal();
-    }
-
-    /** enqueueDelayed(task, deadline) parks a delayed task in the deadline heap until it is due. */
-    void enqueueDelayed(DelayedTask task, long deadline) {
-        lock.lock();
-        try {
-            if (work.stopped) {
-                throw new RejectedExecutionException("worker " + id + " of " + scheduler + " has stopped");
-            }
-            work.addDelayed(task, deadline);
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** cancelDelayed(task) drops a cancelled delayed task from the heap if it is not due yet. */
-    void cancelDelayed(DelayedTask task) {
-        lock.lock();
-        try {
-            work.cancelDelayed(task);
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** wake(fiber) is marl's Worker::enqueue(Fiber*): queues a suspended fiber to resume. */
-    void wake(Fiber fiber) {
-        lock.lock();
-        try {
-            fiber.wakeEpoch++; // under lock: see await()
-            switch (fiber.state) {
-                case RUNNING, QUEUED, IDLE:
-                    return; // running, already woken, or not waiting for anything
-                case WAITING:
-                    work.removeWaiting(fiber);
-                    break;
-                case YIELDED:
-                    break;
-            }
-            fiber.state = Fiber.State.QUEUED;
-            work.addReadyFiber(fiber);
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** setPriority(fiber, priority) changes a fiber's priority and lets the policy re-order it. */
-    void setPriority(Fiber fiber, int priority) {
-        lock.lock();
-        try {
-            fiber.priority = priority;
-            if (fiber.state == Fiber.State.QUEUED) {
-                work.propertyChanged(fiber);
-            }
-        } finally {
-            lock.unlock();
-        }
+        current = main; // the fiber that threw has ended; its task had already finished or not begun
+        work.setActivity(Work.ACTIVE);
     }
 
     // ---------------------------------------------------------------- waiting on a fiber
@@ -292,11 +244,13 @@ final class Worker {
      * checked with {@code userLock} held, is true or the deadline passes. Called and returns with
      * userLock held. Returns the last value of pred.
      */
+    @Excludes("lock")
     boolean await(Fiber fiber, Lock userLock, boolean timed, long deadline, BooleanSupplier pred) {
         while (!pred.getAsBoolean()) {
             if (timed && deadline - System.nanoTime() <= 0) {
                 return false;
             }
+            checkMaySuspend(fiber, userLock);
             // Read with userLock held: a waker that makes pred true must take userLock after this,
             // so its wake() bumps the epoch after this read, and is seen below or finds us suspended.
             int epoch = fiber.wakeEpoch;
@@ -304,7 +258,7 @@ final class Worker {
             lock.lock();
             try {
                 if (fiber.wakeEpoch == epoch) {
-                    suspendChecked(fiber, timed, deadline);
+                    suspend(fiber, timed, deadline);
                 }
             } finally {
                 lock.unlock();
@@ -317,14 +271,17 @@ final class Worker {
     /**
      * park() suspends {@code fiber} (the current one) unless {@code waiter} has already been
      * notified, releasing userLock meanwhile. The waiter's flag is set before its fiber is woken, so
-     * a notification that races with this call is seen here or wakes the suspended fiber.
+     * a notification that races with this call is seen here or wakes the suspended fiber. The
+     * refusals (lock check, cancellation) are checked by {@link Waiter#forCurrent()} before the
+     * waiter is published.
      */
+    @Excludes("lock")
     void park(Fiber fiber, Lock userLock, Waiter waiter, boolean timed, long deadline) {
         userLock.unlock();
         lock.lock();
         try {
             if (!waiter.notified) {
-                suspendChecked(fiber, timed, deadline);
+                suspend(fiber, timed, deadline);
             }
         } finally {
             lock.unlock();
@@ -333,11 +290,13 @@ final class Worker {
     }
 
     /** sleep(fiber, deadline) suspends the current fiber until the deadline has passed. */
+    @Excludes("lock")
     void sleep(Fiber fiber, long deadline) {
+        checkMaySuspend(fiber, null);
         lock.lock();
         try {
             while (deadline - System.nanoTime() > 0) {
-                suspendChecked(fiber, true, deadline);
+                suspend(fiber, true, deadline);
             }
         } finally {
             lock.unlock();
@@ -348,7 +307,9 @@ final class Worker {
      * yieldFiber(fiber) lets every task and fiber already queued on this worker start before the
      * current fiber continues: it queues a task that wakes the fiber, then suspends.
      */
+    @Excludes("lock")
     void yieldFiber(Fiber fiber) {
+        checkMaySuspend(fiber, null);
         lock.lock();
         try {
             if (work.hasDeadlines()) {
@@ -358,94 +319,106 @@ final class Worker {
                 return;
             }
             work.addTask(new Task(fiber::wake, true, fiber.priority));
-            suspendChecked(fiber, false, 0);
+            suspend(fiber, false, 0);
         } finally {
             lock.unlock();
         }
     }
 
-    private void suspendChecked(Fiber fiber, boolean timed, long deadline) {
+    /**
+     * checkMaySuspend(fiber, userLock) throws, before anything is published, if {@code fiber} may not
+     * suspend: it is not this thread's running fiber, its waits were cancelled, or (with the lock
+     * check on) the thread holds a monitor or a thread-owned lock other than {@code userLock}, which
+     * the wait releases. Called by the fiber itself, without the worker lock.
+     */
+    @Excludes("lock")
+    void checkMaySuspend(Fiber fiber, Lock userLock) {
         if (fiber != current) {
             throw new IllegalStateException(fiber + " is not the fiber running on this thread ("
                     + current + "): only a fiber can suspend itself");
         }
-        if (checkLocks) {
-            LockCheck.verify(locksHeldAtBind);
+        if (cancelled) { // racy read: a cancellation that comes later is seen under the lock in suspend()
+            throw cancellation();
         }
-        suspend(fiber, timed, deadline);
+        if (checkLocks) {
+            LockCheck.verify(locksHeldAtBind, userLock);
+        }
     }
 
     /**
      * suspend() is marl's Worker::suspend. Called with lock held on the current fiber; returns with
      * lock held once the fiber has been woken or its deadline has passed.
+     *
+     * @throws FiberCancelledException if a bounded close cancelled this worker's waits
      */
+    @GuardedBy("lock")
     private void suspend(Fiber fiber, boolean timed, long deadline) {
-        assert fiber.state == Fiber.State.RUNNING : fiber;
+        if (cancelled) {
+            throw cancellation();
+        }
         if (timed) {
-            fiber.state = Fiber.State.WAITING;
+            fiber.changeState(Fiber.State.RUNNING, Fiber.State.WAITING);
             work.addWaiting(fiber, deadline);
         } else {
-            fiber.state = Fiber.State.YIELDED;
+            fiber.changeState(Fiber.State.RUNNING, Fiber.State.YIELDED);
         }
-        numBlockedFibers++;
         FiberSuspendEvent event = FiberSuspendEvent.beginIfTurnedOn(); // null, allocating nothing, unless recorded
-        linkSuspended(fiber); // before the yield: the fiber is listed whenever a dumper holds the lock
+        suspended.add(fiber); // before the yield: the fiber is listed whenever a dumper holds the lock
         if (fiber == main) {
             trampoline();
         } else if (!FiberContinuation.suspend()) {
-            blockPinned(fiber);
+            PinnedWait.block(this, fiber);
         }
-        unlinkSuspended(fiber);
-        numBlockedFibers--;
-        fiber.state = Fiber.State.RUNNING;
+        suspended.remove(fiber);
+        fiber.changeState(Fiber.State.QUEUED, Fiber.State.RUNNING);
+        work.progressed();
         if (event != null) {
             event.endAndCommit(fiber, timed);
         }
+        if (cancelled) {
+            throw cancellation();
+        }
     }
 
-    /** linkSuspended(fiber) pushes fiber on the suspended list: O(1), no allocation. Called with lock held. */
-    private void linkSuspended(Fiber fiber) {
-        fiber.prevSuspended = null;
-        fiber.nextSuspended = suspendedHead;
-        if (suspendedHead != null) {
-            suspendedHead.prevSuspended = fiber;
-        }
-        suspendedHead = fiber;
-    }
-
-    /** unlinkSuspended(fiber) removes fiber from the suspended list. Called with lock held. */
-    private void unlinkSuspended(Fiber fiber) {
-        Fiber prev = fiber.prevSuspended;
-        Fiber next = fiber.nextSuspended;
-        if (prev == null) {
-            suspendedHead = next;
-        } else {
-            prev.nextSuspended = next;
-        }
-        if (next != null) {
-            next.prevSuspended = prev;
-        }
-        fiber.prevSuspended = null;
-        fiber.nextSuspended = null;
+    private FiberCancelledException cancellation() {
+        return new FiberCancelledException("the wait was cancelled because " + scheduler
+                + " was closed with a timeout that passed while this fiber was still suspended");
     }
 
     /**
-     * addSuspendedTo(into, boundThread) describes, with lock held, every fiber of this worker that is
-     * suspended in a wait, with where it waits; {@code boundThread} is a bound worker's thread (a
-     * worker thread's is known). Holding the lock keeps each fiber unmounted while its continuation is
-     * walked, since this worker resumes fibers only with its lock held; it also stalls this worker for
-     * the walk, which is the price of a diagnostic snapshot.
+     * cancelWaits() is a bounded close giving up: it resumes every suspended fiber of this worker
+     * with a {@link FiberCancelledException} thrown from its wait, and makes every later wait throw
+     * one at once, so that the fibers unwind (their finally blocks run) and the worker drains.
      */
-    void addSuspendedTo(List<SuspendedFiber> into, Thread boundThread) {
-        Thread onThread = mode == Mode.MULTI_THREADED ? thread : boundThread;
+    @Excludes("lock")
+    void cancelWaits() {
+        lock.lock();
+        try {
+            cancelled = true;
+            suspended.forEach(f -> {
+                if (f.state == Fiber.State.YIELDED || f.state == Fiber.State.WAITING) {
+                    f.wakeEpoch++;
+                    work.addReadyFiber(f);
+                }
+            });
+            work.wakeOwner();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * addSuspendedTo(into) describes, with lock held, every fiber of this worker that is suspended
+     * in a wait, with where it waits. Holding the lock keeps each fiber unmounted while its
+     * continuation is walked, since this worker resumes fibers only with its lock held; it also
+     * stalls this worker for the walk, which is the price of a diagnostic snapshot.
+     */
+    @Excludes("lock")
+    void addSuspendedTo(List<SuspendedFiber> into) {
         lock.lock();
         try {
             long now = System.nanoTime();
-            for (Fiber f = suspendedHead; f != null; f = f.nextSuspended) {
-                // A listed fiber that is still current did not yield: it is pinned in blockPinned(),
-                // which released the lock. current is written under the lock, so it is exact here.
-                into.add(SuspendedFiber.of(f, onThread, f == current, now));
-            }
+            suspended.forEach(f -> into.add(SuspendedFiber.of(f, thread, f.pinned, now)));
         } finally {
             lock.unlock();
         }
@@ -458,6 +431,7 @@ final class Worker {
      * (single-threaded worker) or the worker has shut down (multi-threaded worker). Called on the
      * main fiber with lock held; the lock stays held across each fiber's run.
      */
+    @GuardedBy("lock")
     private void trampoline() {
         while (true) {
             Fiber next = pickNext();
@@ -466,6 +440,7 @@ final class Worker {
                 return;
             }
             current = next;
+            work.progressed();
             next.continuation.resume();
             current = main;
             if (drained && mode == Mode.MULTI_THREADED) {
@@ -478,6 +453,7 @@ final class Worker {
      * pickNext() waits for work, then chooses the fiber to run: a woken fiber, else an idle one to
      * run tasks, else a new one. Called with lock held.
      */
+    @GuardedBy("lock")
     private Fiber pickNext() {
         Fiber next = handoff;
         if (next != null) {
@@ -490,24 +466,27 @@ final class Worker {
             return next;
         }
         next = idleFibers.pollFirst();
-        return next != null ? next : newFiber();
-    }
-
-    private Fiber newFiber() {
-        Fiber fiber = Fiber.create(this, ++fibersCreated);
-        fiber.continuation = new FiberContinuation(() -> runFiber(fiber));
-        return fiber;
+        if (next == null) {
+            next = Fiber.create(this, (int) ++stats.fibersCreated);
+            Fiber fiber = next;
+            next.continuation = new FiberContinuation(() -> runFiber(fiber));
+        } else if (next == main) {
+            return main; // an STW's main fiber went idle in runUntilIdle: it runs the loop again
+        }
+        next.changeState(Fiber.State.IDLE, Fiber.State.RUNNING);
+        return next;
     }
 
     /** runFiber() is the body of every continuation fiber; entered with lock held. */
+    @GuardedBy("lock")
     private void runFiber(Fiber self) {
-        self.state = Fiber.State.RUNNING;
         runUntilShutdown(self);
     }
 
     /** Runs the worker loop on self until the worker has drained, or self retires (returns early). */
+    @GuardedBy("lock")
     private void runUntilShutdown(Fiber self) {
-        while (!shutdown || work.num() > 0 || numBlockedFibers > 0 || work.numDelayed() > 0) {
+        while (!work.shutdown || work.num() > 0 || suspended.size() > 0 || work.numDelayed() > 0) {
             waitForWork();
             if (runUntilIdle(self)) {
                 return;
@@ -521,6 +500,7 @@ final class Worker {
      * {@code self}. Called with lock held; releases it while a task runs. Returns true if self
      * should end because enough fibers are idle already.
      */
+    @GuardedBy("lock")
     private boolean runUntilIdle(Fiber self) {
         while (work.num() > 0) {
             if (work.hasDeadlines()) {
@@ -532,10 +512,12 @@ final class Worker {
                 if (self != main && idleFibers.size() >= MAX_IDLE_FIBERS) {
                     return true; // retire
                 }
-                self.state = Fiber.State.IDLE;
+                self.changeState(Fiber.State.RUNNING, Fiber.State.IDLE);
                 idleFibers.addFirst(self);
                 switchToTrampoline(self);
-                self.state = Fiber.State.RUNNING;
+                if (self == main) {
+                    main.changeState(Fiber.State.IDLE, Fiber.State.RUNNING); // pickNext returned it as is
+                }
                 continue;
             }
             Task task = work.takeTask();
@@ -552,6 +534,7 @@ final class Worker {
         return false;
     }
 
+    @GuardedBy("lock")
     private void switchToTrampoline(Fiber self) {
         if (self == main) {
             trampoline();
@@ -561,11 +544,16 @@ final class Worker {
         }
     }
 
-    private void runTask(Task task) {
-        tasksRun++;
+    /** runTask(task) runs one task; called without the lock. Its exception goes to the handler. */
+    @Excludes("lock")
+    void runTask(Task task) {
+        stats.tasksRun++;
+        work.progressed();
         TaskRunEvent event = TaskRunEvent.beginIfTurnedOn(); // null, allocating nothing, unless recorded
         try {
             task.run();
+        } catch (FiberCancelledException cancelled) {
+            // The expected end of a task whose wait a bounded close cancelled: not an error.
         } catch (Throwable t) {
             scheduler.reportUncaught(t);
         }
@@ -578,6 +566,7 @@ final class Worker {
      * waitForWork() returns once there is a task or ready fiber, or the worker may stop. An MTW
      * spins first. Called with lock held; may release it while spinning or sleeping.
      */
+    @GuardedBy("lock")
     private void waitForWork() {
         if (work.hasDeadlines()) {
             work.expireDeadlines(System.nanoTime());
@@ -585,41 +574,95 @@ final class Worker {
         if (work.num() > 0) {
             return;
         }
-        if (mode == Mode.MULTI_THREADED && spinNanos > 0) {
-            long spinUntil = System.nanoTime() + spinNanos;
-            if (work.hasDeadlines() && work.nextDeadline() - spinUntil < 0) {
-                spinUntil = work.nextDeadline();
-            }
-            scheduler.onBeginSpinning(id);
-            lock.unlock();
-            Task stolen;
-            long spinStart = System.nanoTime();
-            try {
-                stolen = spinForWork(spinUntil);
-            } finally {
-                spinningNanos += System.nanoTime() - spinStart;
-                lock.lock();
-            }
-            if (stolen != null) {
-                tasksStolen++;
-                work.addTask(stolen);
-                return;
-            }
+        if (mode == Mode.MULTI_THREADED && spinNanos > 0 && spin()) {
+            return;
         }
-        while (work.num() == 0 && !(shutdown && numBlockedFibers == 0 && work.numDelayed() == 0)) {
-            sleep();
+        while (work.num() == 0 && !(work.shutdown && suspended.size() == 0 && work.numDelayed() == 0)) {
+            sleepForWork();
+            Worker victim = work.takeStealHint();
+            if (victim != null) {
+                stealFrom(victim);
+            }
         }
         restoreInterrupt();
     }
 
-    /** sleep() sleeps until work is added or the earliest deadline passes, then expires deadlines. */
-    private void sleep() {
+    /** spin() spins for work, stealing; returns true if it found some. Called with lock held. */
+    @GuardedBy("lock")
+    private boolean spin() {
+        long spinUntil = System.nanoTime() + spinNanos;
+        if (work.hasDeadlines() && work.nextDeadline() - spinUntil < 0) {
+            spinUntil = work.nextDeadline();
+        }
+        scheduler.onBeginSpinning(id);
+        work.setActivity(Work.SPINNING);
+        lock.unlock();
+        Task stolen;
+        long spinStart = System.nanoTime();
         try {
-            work.sleep();
+            stolen = spinForWork(spinUntil);
+        } finally {
+            stats.spinningNanos += System.nanoTime() - spinStart;
+            lock.lock();
+            work.setActivity(Work.ACTIVE);
+        }
+        if (stolen != null) {
+            stats.tasksStolen++;
+            work.addTask(stolen);
+            return true;
+        }
+        return false;
+    }
+
+    /** stealFrom(victim) takes one task from the worker the monitor sent us to. Called with lock held. */
+    @GuardedBy("lock")
+    private void stealFrom(Worker victim) {
+        lock.unlock();
+        Task stolen;
+        try {
+            stolen = victim.work.stealWaiting();
+        } finally {
+            lock.lock();
+        }
+        if (stolen != null) {
+            stats.tasksStolen++;
+            work.addTask(stolen);
+        }
+    }
+
+    /**
+     * sleepForWork() sleeps until work is added, the earliest deadline passes or (an STW draining in
+     * close) the close watch is due, then expires deadlines.
+     */
+    @GuardedBy("lock")
+    private void sleepForWork() {
+        sleep(true, Long.MAX_VALUE);
+        if (closeWatch != null && closeWatch.due()) {
+            lock.unlock(); // the watch dumps every worker's fibers, this one's included
+            try {
+                closeWatch.act();
+            } finally {
+                lock.lock();
+            }
+        }
+    }
+
+    /**
+     * sleep(idle, maxNanos) sleeps on the work's condition, as {@link Work#sleep}, for at most
+     * maxNanos (and, draining in close, until the close watch is due), minding interrupts and
+     * deadlines. Called with lock held.
+     */
+    @GuardedBy("lock")
+    void sleep(boolean idle, long maxNanos) {
+        try {
+            work.sleep(idle, closeWatch == null ? maxNanos : Math.min(maxNanos, closeWatch.nanosUntilDue()));
         } catch (InterruptedException e) {
             // Worker threads ignore interrupts (fibers share the thread); a bound thread keeps its
             // status, restored once the wait is over (restoring it here would fail the next sleep).
             interruptedWhileAsleep |= mode == Mode.SINGLE_THREADED;
+        }
+        if (idle) {
+            scheduler.onWorkerAwake();
         }
         if (work.hasDeadlines()) {
             work.expireDeadlines(System.nanoTime());
@@ -627,6 +670,7 @@ final class Worker {
     }
 
     /** spinForWork() is called without the lock; returns a stolen task, or null when work arrived or time is up. */
+    @Excludes("lock")
     private Task spinForWork(long spinUntil) {
         do {
             for (int i = 0; i < SPIN_POLLS_PER_STEAL; i++) {
@@ -644,19 +688,8 @@ final class Worker {
         return null;
     }
 
-    /**
-     * blockPinned() is the fallback when the JVM pinned the fiber: it blocks this worker's thread
-     * until the fiber is woken or its deadline passes. Called with lock held.
-     */
-    private void blockPinned(Fiber fiber) {
-        while (fiber.state != Fiber.State.QUEUED) {
-            sleep();
-        }
-        work.removeReadyFiber(fiber);
-        restoreInterrupt();
-    }
-
-    private void restoreInterrupt() {
+    @GuardedBy("lock")
+    void restoreInterrupt() {
         if (interruptedWhileAsleep) {
             interruptedWhileAsleep = false;
             Thread.currentThread().interrupt();
@@ -665,14 +698,10 @@ final class Worker {
 
     // ---------------------------------------------------------------- helpers
 
-    /** addStatsTo(totals) adds this worker's counters, read racily, to totals. */
+    /** addStatsTo(totals) adds this worker's counters and gauges, read racily, to totals. */
     void addStatsTo(long[] totals) {
-        totals[0] += tasksRun;
-        totals[1] += tasksStolen;
-        totals[2] += fibersCreated;
-        totals[3] += idleFibers.size(); // racy size of an ArrayDeque: a gauge, possibly stale
-        totals[4] += numBlockedFibers;
-        totals[5] += spinningNanos;
+        // Racy sizes of an ArrayDeque and a list: gauges, possibly stale.
+        stats.addTo(totals, idleFibers.size(), suspended.size());
     }
 
     private long nextRandom() {

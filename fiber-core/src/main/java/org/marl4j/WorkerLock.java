@@ -31,6 +31,11 @@ final class WorkerLock extends AbstractQueuedSynchronizer {
         release(1);
     }
 
+    /** isHeldByCurrentThread() says whether the calling thread holds this lock. */
+    boolean isHeldByCurrentThread() {
+        return isHeldExclusively();
+    }
+
     Condition newCondition() {
         return new ConditionObject();
     }

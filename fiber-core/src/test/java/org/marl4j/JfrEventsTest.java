@@ -49,6 +49,11 @@ class JfrEventsTest {
             assertFalse(e.getDuration().isNegative(), e.toString());
             assertTrue(e.getThread() != null && e.getThread().getJavaName() != null, e.toString());
         }
+        // waitedAt starts at the public primitive the user called, then the user's own frame.
+        assertTrue(suspends.stream().allMatch(e -> e.getString("waitedAt").startsWith(Event.class.getName() + ".")
+                || e.getString("waitedAt").startsWith(WaitGroup.class.getName() + ".")), suspends.get(0).getString("waitedAt"));
+        assertTrue(suspends.stream().anyMatch(e -> e.getString("waitedAt").contains(JfrEventsTest.class.getName())),
+                "the user's frame follows");
         // A suspend's stack trace is where the fiber waited.
         assertTrue(suspends.stream().anyMatch(e -> e.getStackTrace() != null && e.getStackTrace().getFrames().stream()
                 .anyMatch(f -> f.getMethod().getType().getName().equals(Event.class.getName()))), "stack of a wait");

@@ -37,6 +37,35 @@ class PinningTest {
         private WaitsInInitializerOnWorker() {}
     }
 
+    static final Event RELEASED_BY_A_TASK = new Event(Event.Mode.MANUAL);
+
+    static final class WaitsInInitializerForATaskOnItsOwnWorker {
+        static final int VALUE;
+
+        static {
+            Marl.schedule(RELEASED_BY_A_TASK::signal); // queued on the one worker, which this wait pins
+            RELEASED_BY_A_TASK.await();
+            VALUE = 44;
+        }
+
+        private WaitsInInitializerForATaskOnItsOwnWorker() {}
+    }
+
+    /** With one worker, the waker queued behind a pinned wait runs on the pinned thread: no deadlock. */
+    @Test
+    void aPinnedWaitWithOneWorker_runsTheWakerQueuedOnItsOwnWorker() {
+        AtomicInteger value = new AtomicInteger();
+        TestSchedulers.withBoundScheduler(1, scheduler -> {
+            WaitGroup done = new WaitGroup(1);
+            Marl.schedule(() -> {
+                value.set(WaitsInInitializerForATaskOnItsOwnWorker.VALUE);
+                done.done();
+            });
+            org.junit.jupiter.api.Assertions.assertTrue(done.await(TaskErrors.LONG), "the pinned wait deadlocked");
+        });
+        assertEquals(44, value.get());
+    }
+
     @Test
     void aPinnedWaitOnABoundThreadBlocksItThenCompletes() {
         assertEquals(42, runPinned(0, RELEASE_ON_BOUND_THREAD, () -> WaitsInInitializerOnBoundThread.VALUE));

@@ -78,9 +78,22 @@ class SchedulerMisuseTest {
     }
 
     @Test
-    void closingFromABoundThreadThrows() {
-        TestSchedulers.withBoundScheduler(1, scheduler ->
-                assertThrowsMentioning(IllegalStateException.class, "unbind() first", scheduler::close));
+    void closingFromATaskOnABoundThreadThrows() {
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        TestSchedulers.withBoundScheduler(0, scheduler -> {
+            WaitGroup done = new WaitGroup(1);
+            Marl.schedule(() -> {
+                try {
+                    scheduler.close();
+                } catch (Throwable t) {
+                    thrown.set(t);
+                }
+                done.done();
+            });
+            done.await(); // the task runs here, on the bound thread, while its main fiber waits
+        });
+        assertTrue(thrown.get() instanceof IllegalStateException, String.valueOf(thrown.get()));
+        assertTrue(thrown.get().getMessage().contains("thread's own code"), thrown.get().getMessage());
     }
 
     @Test

@@ -34,7 +34,8 @@ public final class TestSchedulers {
 
     /**
      * withBoundScheduler(workers, body) creates a scheduler, binds it to this thread, runs body,
-     * unbinds, closes, and asserts that none of its worker threads is still alive.
+     * unbinds (unless body did, or closed the scheduler), closes, and asserts that none of its
+     * worker threads is still alive.
      */
     public static void withBoundScheduler(int workers, Consumer<Scheduler> body) {
         withBoundScheduler(config(workers), body);
@@ -42,16 +43,8 @@ public final class TestSchedulers {
 
     /** withBoundScheduler(config, body) is {@link #withBoundScheduler(int, Consumer)} for a given config. */
     public static void withBoundScheduler(Scheduler.Config config, Consumer<Scheduler> body) {
-        Scheduler scheduler = new Scheduler(config);
-        try {
-            scheduler.bind();
-            try {
-                body.accept(scheduler);
-            } finally {
-                scheduler.unbind();
-            }
-        } finally {
-            scheduler.close();
+        try (Scheduler scheduler = new Scheduler(config); Scheduler.Binding binding = scheduler.bind()) {
+            body.accept(scheduler);
         }
         assertNoThreadsLeft(config.getThreadNamePrefix());
     }
@@ -63,20 +56,11 @@ public final class TestSchedulers {
      */
     public static void withScheduler(int workers, Consumer<Scheduler> body) {
         Scheduler.Config config = config(workers);
-        Scheduler scheduler = new Scheduler(config);
-        try {
+        try (Scheduler scheduler = new Scheduler(config)) {
             if (workers == 0) {
-                scheduler.bind();
+                scheduler.bind(); // close() unbinds it, running what is left
             }
-            try {
-                body.accept(scheduler);
-            } finally {
-                if (workers == 0) {
-                    scheduler.unbind();
-                }
-            }
-        } finally {
-            scheduler.close();
+            body.accept(scheduler);
         }
         assertNoThreadsLeft(config.getThreadNamePrefix());
     }
@@ -125,7 +109,7 @@ public final class TestSchedulers {
         return get(onFiber(scheduler, body));
     }
 
-    /** assertNoThreadsLeft(prefix) fails if a live thread's name starts with prefix. */
+    /** assertNoThreadsLeft(prefix) fails if a live thread's name starts with prefix (worker threads and the monitor). */
     public static void assertNoThreadsLeft(String prefix) {
         List<String> alive = Thread.getAllStackTraces().keySet().stream()
                 .filter(Thread::isAlive)

@@ -1,0 +1,72 @@
+package org.marl4j;
+
+/**
+ * The timetable of one {@link Scheduler#close()}: when it has waited long enough to log the
+ * suspended fibers it waits for (once, at WARNING through {@link System.Logger}), and, for
+ * {@link Scheduler#close(java.time.Duration)}, when it gives up on them and cancels their waits.
+ *
+ * <p>Used by the closing thread only: while it waits for bound threads and worker threads, and
+ * while it drains its own bound worker (close on a bound thread unbinds it first).
+ */
+final class CloseWatch {
+    private static final System.Logger LOG = System.getLogger(Scheduler.class.getName());
+
+    private final Scheduler scheduler;
+    private final long start;
+    private final long warnAt;
+    private final long cancelAt;
+    private final boolean bounded;
+    private boolean warned;
+    private boolean cancelled;
+
+    /** CloseWatch(scheduler, warnAfterNanos, timeoutNanos) starts the clock; timeoutNanos < 0 means no timeout. */
+    CloseWatch(Scheduler scheduler, long warnAfterNanos, long timeoutNanos) {
+        this.scheduler = scheduler;
+        this.start = System.nanoTime();
+        this.warnAt = start + warnAfterNanos;
+        this.bounded = timeoutNanos >= 0;
+        this.cancelAt = bounded ? start + timeoutNanos : 0;
+    }
+
+    /** nanosUntilDue() is how long a wait may sleep before {@link #act} has something to do; Long.MAX_VALUE if never. */
+    long nanosUntilDue() {
+        long now = System.nanoTime();
+        long until = Long.MAX_VALUE;
+        if (!warned) {
+            until = Math.max(1, warnAt - now);
+        }
+        if (bounded && !cancelled) {
+            until = Math.min(until, Math.max(1, cancelAt - now));
+        }
+        return until;
+    }
+
+    /** due() says whether {@link #act} has something to do now. */
+    boolean due() {
+        long now = System.nanoTime();
+        return (!warned && now - warnAt >= 0) || (bounded && !cancelled && now - cancelAt >= 0);
+    }
+
+    /**
+     * act() logs the suspended fibers once the warning is due, and cancels every wait once the
+     * timeout has passed. Called by the closing thread holding no worker lock.
+     */
+    void act() {
+        long now = System.nanoTime();
+        if (bounded && !cancelled && now - cancelAt >= 0) {
+            cancelled = true;
+            warned = true; // the cancellation is the news now
+            scheduler.cancelAllWaits();
+            return;
+        }
+        if (!warned && now - warnAt >= 0) {
+            warned = true;
+            StringBuilder dump = new StringBuilder();
+            scheduler.suspendedFibers().forEach(dump::append);
+            LOG.log(System.Logger.Level.WARNING, "close() of " + scheduler + " has waited "
+                    + (now - start) / 1_000_000 + " ms for its tasks to finish; these fibers are suspended:\n"
+                    + (dump.length() == 0 ? "(none: a task holds its thread, or a bound thread has not unbound)\n" : dump)
+                    + "Wake them, or close with Scheduler.close(Duration) to cancel their waits.");
+        }
+    }
+}

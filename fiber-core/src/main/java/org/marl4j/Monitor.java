@@ -1,0 +1,172 @@
+package org.marl4j;
+
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The Monitor is one daemon thread per scheduler with worker threads that watches for a worker
+ * thread held by one task: Go's {@code sysmon}, which retakes a P stuck in a syscall, and the
+ * detection half of Reactor's BlockHound. marl has no such thread, and a task that blocks its
+ * worker thread (JDBC, {@code synchronized}, {@code Thread.sleep}, a plain latch) there strands
+ * the tasks queued behind it while other workers sleep: marl steals only while a worker spins.
+ *
+ * <h2>Implementation overview</h2>
+ *
+ * <p><b>Progress.</b> Each worker bumps a counter ({@link Work#progressed()}, an opaque store)
+ * when it starts a task and when it switches fibers, and publishes whether it is active, spinning
+ * or asleep ({@link Work#activity()}). Every {@link #CHECK_NANOS} the monitor samples both: an
+ * active worker whose counter has not moved since the last sample has been in one task (or a
+ * pinned wait) for at least that long. No worker pays more than a store per task for this.
+ *
+ * <p><b>Stranded tasks.</b> If such a stalled worker has work queued, the monitor wakes as many
+ * idle (sleeping) workers as it has queued items and sends each to steal from it
+ * ({@link Work#sendToSteal}); a thief takes one task and, once out of work again, sleeps or spins
+ * and is sent again if the worker is still stalled. So a queued task waits at most about two
+ * check periods behind a blocked worker while another worker is idle, whatever the spin duration.
+ * Ready fibers and SAME_THREAD tasks cannot move: they stay with their worker's thread.
+ *
+ * <p><b>Blocking tasks.</b> A worker stalled for longer than the configured threshold is reported
+ * once per stall: {@link WorkerStats#tasksBlocking} counts it and a JFR
+ * {@link TaskBlockingEvent} records the worker's stack, taken from here.
+ *
+ * <p><b>Parking.</b> When every worker sleeps there is nothing to watch: the monitor parks until a
+ * worker wakes ({@link #onWorkerAwake}). The worker publishes its activity, then (full fence)
+ * reads {@code parked}; the monitor publishes {@code parked}, then (full fence) reads every
+ * activity, so one of them sees the other (Dekker), and no wake-up is lost.
+ */
+final class Monitor {
+    /** How often the monitor samples the workers while any is awake: a queued task waits at most about twice this. */
+    static final long CHECK_NANOS = 2_000_000L;
+
+    /** A safety net for the park while every worker sleeps; the Dekker handshake makes it unnecessary. */
+    private static final long IDLE_PARK_NANOS = 1_000_000_000L;
+
+    private final Scheduler scheduler;
+    private final Worker[] workers;
+    private final long blockingThresholdNanos;
+    private final long[] lastProgress;
+    private final long[] progressSince;
+    private final long[] reportedProgress;
+    private final Thread thread;
+    private volatile boolean parked;
+    private volatile boolean stopping;
+
+    Monitor(Scheduler scheduler, Worker[] workers, long blockingThresholdNanos, String threadName) {
+        this.scheduler = scheduler;
+        this.workers = workers;
+        this.blockingThresholdNanos = blockingThresholdNanos;
+        this.lastProgress = new long[workers.length];
+        this.progressSince = new long[workers.length];
+        this.reportedProgress = new long[workers.length];
+        java.util.Arrays.fill(reportedProgress, -1);
+        this.thread = new Thread(this::run, threadName);
+        this.thread.setDaemon(true); // a scheduler nobody closed must not keep the JVM alive through this
+    }
+
+    void start() {
+        thread.start();
+    }
+
+    /** stop() ends the monitor thread and waits for it. Called by close() once the workers have ended. */
+    void stop() {
+        stopping = true;
+        LockSupport.unpark(thread);
+        boolean interrupted = false;
+        while (thread.isAlive()) {
+            try {
+                thread.join();
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** onWorkerAwake() is called by a worker leaving an idle sleep: it unparks a parked monitor. */
+    void onWorkerAwake() {
+        VarHandle.fullFence(); // the worker's activity store before the read of parked: see the overview
+        if (parked) {
+            LockSupport.unpark(thread);
+        }
+    }
+
+    private void run() {
+        while (!stopping) {
+            if (check(System.nanoTime())) {
+                LockSupport.parkNanos(this, CHECK_NANOS);
+                continue;
+            }
+            parked = true;
+            VarHandle.fullFence(); // parked before the activities are read again: see the overview
+            if (!anyAwake() && !stopping) {
+                LockSupport.parkNanos(this, IDLE_PARK_NANOS);
+            }
+            parked = false;
+        }
+    }
+
+    /** check(now) samples every worker once; returns whether any worker is awake. */
+    private boolean check(long now) {
+        boolean anyAwake = false;
+        for (int i = 0; i < workers.length; i++) {
+            Work work = workers[i].work;
+            long progress = work.progress();
+            if (work.activity() != Work.ACTIVE || progress != lastProgress[i]) {
+                anyAwake |= work.activity() != Work.IDLE;
+                lastProgress[i] = progress;
+                progressSince[i] = now;
+                continue;
+            }
+            anyAwake = true;
+            // Active with no progress since the last sample: stalled in one task for a while.
+            if (work.numAcquire() > 0) {
+                sendThieves(workers[i], work.numAcquire());
+            }
+            if (now - progressSince[i] >= blockingThresholdNanos && reportedProgress[i] != progress) {
+                reportedProgress[i] = progress;
+                reportBlocking(workers[i], now - progressSince[i]);
+            }
+        }
+        return anyAwake;
+    }
+
+    private boolean anyAwake() {
+        for (Worker worker : workers) {
+            if (worker.work.activity() != Work.IDLE) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** sendThieves(victim, queued) wakes up to {@code queued} idle workers to steal from victim. */
+    private void sendThieves(Worker victim, int queued) {
+        for (int j = 0; j < workers.length && queued > 0; j++) {
+            Worker thief = workers[j];
+            if (thief != victim && thief.work.activity() == Work.IDLE && thief.work.sendToSteal(victim)) {
+                queued--;
+            }
+        }
+    }
+
+    private void reportBlocking(Worker worker, long heldNanos) {
+        worker.stats.tasksBlocking++; // written by this thread only
+        TaskBlockingEvent event = new TaskBlockingEvent();
+        if (!event.shouldCommit()) {
+            return;
+        }
+        Thread workerThread = worker.thread();
+        StringBuilder stack = new StringBuilder();
+        for (StackTraceElement frame : workerThread.getStackTrace()) {
+            stack.append(frame).append('\n');
+        }
+        event.scheduler = TaskRunEvent.schedulerName(scheduler);
+        event.workerId = worker.id;
+        event.workerThread = workerThread.getName();
+        event.heldFor = heldNanos;
+        event.workerStack = stack.toString();
+        event.commit();
+    }
+}

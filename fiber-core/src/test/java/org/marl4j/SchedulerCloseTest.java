@@ -1,0 +1,190 @@
+package org.marl4j;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.marl4j.TaskErrors.LONG;
+import static org.marl4j.TaskErrors.join;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+import org.junit.jupiter.api.Test;
+
+/** close() never strands a bound thread, never hangs silently, and a bounded close cancels waits. */
+class SchedulerCloseTest {
+
+    @ForEachWorkerCount
+    void close_onABoundThread_unbindsItFirst_andTheBodysExceptionReachesTheCaller(int workers) {
+        Scheduler.Config config = TestSchedulers.config(workers);
+        AtomicInteger ran = new AtomicInteger();
+        RuntimeException boom = new RuntimeException("boom");
+        RuntimeException thrown = assertThrows(RuntimeException.class, () -> {
+            try (Scheduler scheduler = new Scheduler(config)) {
+                scheduler.bind();
+                Marl.schedule(new Task(ran::incrementAndGet, Task.Flag.SAME_THREAD));
+                throw boom;
+            }
+        });
+        assertSame(boom, thrown);
+        assertEquals(0, thrown.getSuppressed().length, "close() succeeded");
+        assertEquals(1, ran.get(), "the bound thread's remaining task ran at close");
+        assertNull(Scheduler.get(), "no thread is left bound");
+        TestSchedulers.assertNoThreadsLeft(config.getThreadNamePrefix());
+    }
+
+    @Test
+    void binding_close_unbinds_andIsANoOpOnceUnbound() {
+        try (Scheduler scheduler = new Scheduler(TestSchedulers.config(1))) {
+            Scheduler.Binding binding = scheduler.bind();
+            assertSame(scheduler, Scheduler.get());
+            binding.close();
+            assertNull(Scheduler.get());
+            Scheduler.Binding again = scheduler.bind();
+            binding.close(); // an old binding never unbinds a newer bind()
+            assertSame(scheduler, Scheduler.get());
+            AtomicReference<Throwable> elsewhere = new AtomicReference<>();
+            join(TestSchedulers.startThread("other", () -> {
+                try {
+                    again.close();
+                } catch (Throwable t) {
+                    elsewhere.set(t);
+                }
+            }));
+            assertTrue(elsewhere.get() instanceof IllegalStateException, String.valueOf(elsewhere.get()));
+            again.close();
+            assertNull(Scheduler.get());
+        }
+    }
+
+    @ForEachWorkerCount
+    void closeWithTimeout_cancelsSuspendedFibers_whoseFinallyBlocksRun(int workers) {
+        Scheduler.Config config = TestSchedulers.config(workers);
+        Event never = new Event(Event.Mode.MANUAL);
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        AtomicBoolean finallyRan = new AtomicBoolean();
+        WaitGroup started = new WaitGroup(1);
+        Scheduler scheduler = new Scheduler(config);
+        if (workers == 0) {
+            scheduler.bind(); // the task runs when close() unbinds this thread
+        }
+        scheduler.enqueue(new Task(() -> {
+            started.done();
+            try {
+                never.await();
+            } catch (Throwable t) {
+                thrown.set(t);
+                throw t;
+            } finally {
+                finallyRan.set(true);
+            }
+        }));
+        if (workers > 0) {
+            started.await();
+        }
+        scheduler.close(Duration.ofMillis(50));
+        assertTrue(thrown.get() instanceof FiberCancelledException, String.valueOf(thrown.get()));
+        assertTrue(finallyRan.get());
+        assertNull(Scheduler.get());
+        TestSchedulers.assertNoThreadsLeft(config.getThreadNamePrefix());
+        assertThrows(IllegalArgumentException.class, () -> scheduler.close(Duration.ofMillis(-1)));
+    }
+
+    @Test
+    void close_thatWaitsLong_logsTheSuspendedFibersOnce() {
+        Logger logger = Logger.getLogger(Scheduler.class.getName());
+        List<String> logged = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Handler handler = new Handler() {
+            @Override
+            public void publish(LogRecord record) {
+                logged.add(record.getLevel() + " " + record.getMessage());
+            }
+
+            @Override
+            public void flush() {}
+
+            @Override
+            public void close() {}
+        };
+        logger.addHandler(handler);
+        try {
+            Scheduler.Config config = TestSchedulers.config(1);
+            config.closeWarningAfter = Duration.ofMillis(50);
+            Scheduler scheduler = new Scheduler(config);
+            Event release = new Event(Event.Mode.MANUAL);
+            WaitGroup started = new WaitGroup(1);
+            scheduler.enqueue(new Task(() -> {
+                started.done();
+                release.await();
+            }));
+            started.await();
+            Thread closer = TestSchedulers.startThread("closer", scheduler::close);
+            await().atMost(LONG).until(() -> logged.stream().anyMatch(m -> m.contains("close() of")));
+            release.signal();
+            join(closer);
+            List<String> warnings = logged.stream().filter(m -> m.contains("close() of")).toList();
+            assertEquals(1, warnings.size(), warnings.toString());
+            assertTrue(warnings.get(0).startsWith("WARNING"), warnings.get(0));
+            assertTrue(warnings.get(0).contains("Event.await"), "the dump shows where the fiber waits: " + warnings.get(0));
+        } finally {
+            logger.removeHandler(handler);
+        }
+    }
+
+    @ForEachWorkerCount
+    void cancellingADelayedTask_whileCloseWaitsForIt_letsCloseFinishPromptly(int workers) {
+        Scheduler.Config config = TestSchedulers.config(workers);
+        Scheduler scheduler = new Scheduler(config);
+        Thread closing;
+        Thread canceller;
+        AtomicReference<DelayedTask> delayed = new AtomicReference<>();
+        if (workers == 0) {
+            scheduler.bind();
+            delayed.set(scheduler.enqueue(new Task(() -> {}, Task.Flag.SAME_THREAD), Duration.ofHours(1)));
+            Thread me = Thread.currentThread();
+            canceller = TestSchedulers.startThread("canceller", () -> {
+                await().atMost(LONG).until(() -> me.getState() == Thread.State.TIMED_WAITING);
+                delayed.get().cancel();
+            });
+            scheduler.close(); // unbinds this thread, whose worker waits for the delayed task
+            closing = null;
+        } else {
+            delayed.set(scheduler.enqueue(new Task(() -> {}), Duration.ofHours(1)));
+            closing = TestSchedulers.startThread("closer", scheduler::close);
+            canceller = TestSchedulers.startThread("canceller", () -> {
+                await().atMost(LONG).until(() -> closing.getState() == Thread.State.TIMED_WAITING);
+                delayed.get().cancel();
+            });
+            join(closing); // fails after LONG if close waits for the cancelled task's hour
+        }
+        join(canceller);
+        assertTrue(delayed.get().isCancelled());
+        TestSchedulers.assertNoThreadsLeft(config.getThreadNamePrefix());
+    }
+
+    @Test
+    void close_insideBlockingCall_saysToReturnFromTheCallFirst() {
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        TestSchedulers.withBoundScheduler(1, scheduler -> TestSchedulers.runOnFiber(scheduler, () -> {
+            Marl.blockingCall(() -> {
+                try {
+                    scheduler.close();
+                } catch (Throwable t) {
+                    thrown.set(t);
+                }
+            });
+            return null;
+        }));
+        assertTrue(thrown.get() instanceof IllegalStateException, String.valueOf(thrown.get()));
+        assertTrue(thrown.get().getMessage().contains("Marl.blockingCall"), thrown.get().getMessage());
+        assertTrue(!thrown.get().getMessage().contains("unbind() first"), thrown.get().getMessage());
+    }
+}

@@ -1,0 +1,115 @@
+package org.marl4j;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/** A scheduling policy that throws, or that is shared, never leaves a worker locked, dead or losing work. */
+class SchedulingPolicyFailureTest {
+    static final Runnable POISON = () -> {};
+
+    /** FIFO, but refuses the POISON task from enqueued(), and throws once from pickNextTask() when asked. */
+    static final class Refusing implements SchedulingPolicy {
+        static final AtomicBoolean THROW_ON_PICK = new AtomicBoolean();
+        private final FifoPolicy fifo = new FifoPolicy();
+
+        @Override
+        public void awakened(Fiber fiber) {
+            fifo.awakened(fiber);
+        }
+
+        @Override
+        public void enqueued(Task task) {
+            if (task.toString().contains(String.valueOf(POISON))) {
+                throw new IllegalArgumentException("policy refuses the poison task");
+            }
+            fifo.enqueued(task);
+        }
+
+        @Override
+        public Fiber pickNextFiber() {
+            return fifo.pickNextFiber();
+        }
+
+        @Override
+        public Task pickNextTask() {
+            if (THROW_ON_PICK.compareAndSet(true, false)) {
+                throw new IllegalStateException("policy failed once in pickNextTask");
+            }
+            return fifo.pickNextTask();
+        }
+
+        @Override
+        public Task steal() {
+            return fifo.steal();
+        }
+
+        @Override
+        public boolean remove(Fiber fiber) {
+            return fifo.remove(fiber);
+        }
+    }
+
+    @ForEachWorkerCount
+    void enqueuedThatThrows_failsThatEnqueue_andTheWorkerKeepsRunning(int workers) {
+        TaskErrors errors = new TaskErrors();
+        AtomicInteger ran = new AtomicInteger();
+        TestSchedulers.withBoundScheduler(errors.config(workers).setSchedulingPolicy(Refusing::new), scheduler -> {
+            for (int round = 0; round < 3; round++) {
+                IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+                        () -> scheduler.enqueue(new Task(POISON)));
+                assertTrue(refused.getMessage().contains("poison"), refused.getMessage());
+                WaitGroup done = new WaitGroup(10);
+                for (int i = 0; i < 10; i++) {
+                    scheduler.enqueue(new Task(() -> {
+                        ran.incrementAndGet();
+                        done.done();
+                    }));
+                }
+                done.await(); // hung forever when the failed enqueue left the worker's lock held
+            }
+        });
+        assertEquals(30, ran.get());
+        errors.assertNone();
+    }
+
+    @ParameterizedTest1to8
+    void anInternalErrorInAWorker_isReported_andItsQueuedTasksStillRun(int workers) {
+        TaskErrors errors = new TaskErrors();
+        AtomicInteger ran = new AtomicInteger();
+        try (Scheduler scheduler = new Scheduler(errors.config(workers).setSchedulingPolicy(Refusing::new))) {
+            WaitGroup done = new WaitGroup(50);
+            Refusing.THROW_ON_PICK.set(true);
+            for (int i = 0; i < 50; i++) {
+                scheduler.enqueue(new Task(() -> {
+                    ran.incrementAndGet();
+                    done.done();
+                }));
+            }
+            done.await();
+        } finally {
+            Refusing.THROW_ON_PICK.set(false);
+        }
+        assertEquals(50, ran.get(), "no task was lost");
+        assertTrue(errors.errors().stream().anyMatch(e -> String.valueOf(e.getMessage()).contains("failed once")),
+                "the internal error was reported: " + errors.errors());
+    }
+
+    @Test
+    void aFactoryReturningOneSharedInstance_isRefusedAtConstruction() {
+        for (int workers : new int[] {0, 1, 2, 4}) {
+            SchedulingPolicy shared = new FifoPolicy();
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> new Scheduler(TestSchedulers.config(workers).setSchedulingPolicy(() -> shared)));
+            assertTrue(e.getMessage().contains("own instance"), e.getMessage());
+        }
+        // A factory that makes a new policy each time is fine, including for bound threads.
+        TestSchedulers.withBoundScheduler(TestSchedulers.config(2).setSchedulingPolicy(FifoPolicy::new),
+                scheduler -> assertSame(scheduler, Scheduler.get()));
+    }
+}
