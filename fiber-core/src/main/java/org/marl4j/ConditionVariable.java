@@ -35,6 +35,9 @@ public final class ConditionVariable {
     /** waiters.size(), readable without guard so signals with nobody waiting cost one read. */
     private volatile int numWaiting;
 
+    /** ConditionVariable() creates a condition variable with no waiters. */
+    public ConditionVariable() {}
+
     /** signal() wakes one waiter, if any. */
     public void signal() {
         if (numWaiting == 0) {
@@ -72,6 +75,9 @@ public final class ConditionVariable {
     /**
      * await(lock, predicate) blocks until {@code predicate} is true. {@code lock} must be held by the
      * caller; it is released while waiting and held again when this returns.
+     *
+     * @param lock the lock guarding the state {@code predicate} reads, held by the caller
+     * @param predicate the condition to wait for, evaluated with {@code lock} held
      */
     public void await(Lock lock, BooleanSupplier predicate) {
         await(lock, predicate, false, 0);
@@ -80,6 +86,11 @@ public final class ConditionVariable {
     /**
      * await(lock, timeout, predicate) is {@link #await(Lock, BooleanSupplier)} that gives up after
      * {@code timeout}; returns the predicate's last value, so false means it timed out.
+     *
+     * @param lock the lock guarding the state {@code predicate} reads, held by the caller
+     * @param timeout how long to wait at most
+     * @param predicate the condition to wait for, evaluated with {@code lock} held
+     * @return the predicate's last value: false if the wait timed out
      */
     public boolean await(Lock lock, Duration timeout, BooleanSupplier predicate) {
         return await(lock, predicate, true, Fiber.deadlineAfter(timeout));

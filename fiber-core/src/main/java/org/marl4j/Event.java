@@ -44,12 +44,21 @@ public final class Event {
         this(Mode.AUTO, false);
     }
 
-    /** Event(mode) creates an unsignalled event of the given mode. */
+    /**
+     * Event(mode) creates an unsignalled event of the given mode.
+     *
+     * @param mode AUTO or MANUAL
+     */
     public Event(Mode mode) {
         this(mode, false);
     }
 
-    /** Event(mode, initiallySignalled) creates an event of the given mode and initial state. */
+    /**
+     * Event(mode, initiallySignalled) creates an event of the given mode and initial state.
+     *
+     * @param mode AUTO or MANUAL
+     * @param initiallySignalled whether the event starts signalled
+     */
     public Event(Mode mode, boolean initiallySignalled) {
         this.mode = Objects.requireNonNull(mode, "mode must not be null");
         this.signalled = initiallySignalled;
@@ -58,13 +67,23 @@ public final class Event {
     /**
      * any(mode, events) returns a new event that is signalled whenever any of {@code events} is
      * signalled (and at once if one already is).
+     *
+     * @param mode the new event's mode
+     * @param events the events to follow
+     * @return the new event
      */
     public static Event any(Mode mode, Event... events) {
         Objects.requireNonNull(events, "events must not be null");
         return any(mode, List.of(events));
     }
 
-    /** any(mode, events) is {@link #any(Mode, Event...)} over an iterable. */
+    /**
+     * any(mode, events) is {@link #any(Mode, Event...)} over an iterable.
+     *
+     * @param mode the new event's mode
+     * @param events the events to follow
+     * @return the new event
+     */
     public static Event any(Mode mode, Iterable<Event> events) {
         Objects.requireNonNull(events, "events must not be null");
         Event any = new Event(mode, false);
@@ -83,7 +102,11 @@ public final class Event {
         return any;
     }
 
-    /** mode() returns this event's mode. */
+    /**
+     * mode() returns this event's mode.
+     *
+     * @return AUTO or MANUAL
+     */
     public Mode mode() {
         return mode;
     }
@@ -130,12 +153,21 @@ public final class Event {
         await(false, 0);
     }
 
-    /** await(timeout) is {@link #await()} with a timeout; returns false if it timed out. */
+    /**
+     * await(timeout) is {@link #await()} with a timeout; returns false if it timed out.
+     *
+     * @param timeout how long to wait at most
+     * @return true if the event was signalled, false if the wait timed out
+     */
     public boolean await(Duration timeout) {
         return await(true, Fiber.deadlineAfter(timeout));
     }
 
-    /** test() returns true, consuming the signal of an AUTO event, if the event is signalled; never blocks. */
+    /**
+     * test() returns true, consuming the signal of an AUTO event, if the event is signalled; never blocks.
+     *
+     * @return whether the event was signalled
+     */
     public boolean test() {
         lock.lock();
         try {
@@ -145,7 +177,11 @@ public final class Event {
         }
     }
 
-    /** isSignalled() returns whether the event is signalled, without consuming the signal. */
+    /**
+     * isSignalled() returns whether the event is signalled, without consuming the signal.
+     *
+     * @return whether the event is signalled
+     */
     public boolean isSignalled() {
         lock.lock();
         try {
