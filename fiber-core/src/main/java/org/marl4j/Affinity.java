@@ -56,6 +56,8 @@ public final class Affinity implements Iterable<Integer> {
      * the process was started with (so {@code taskset -c 2,3 java ...} gives CPUs 2 and 3), even
      * when called from a thread that was pinned since; otherwise CPUs {@code 0} to
      * {@code Runtime.availableProcessors() - 1}. Never empty.
+     *
+     * @return the CPUs this process may run on
      */
     public static Affinity all() {
         int[] cpus = NativeAffinity.processCpus();
@@ -66,6 +68,8 @@ public final class Affinity implements Iterable<Integer> {
      * ofCurrentThread() returns the CPUs the calling thread may run on right now, as the
      * operating system reports them; where that is not {@link #isSupported() supported}, the same
      * as {@link #all()}. On a virtual thread it describes the carrier thread it happens to run on.
+     *
+     * @return the CPUs the calling thread may run on
      */
     public static Affinity ofCurrentThread() {
         int[] cpus = NativeAffinity.currentThreadCpus();
@@ -76,6 +80,8 @@ public final class Affinity implements Iterable<Integer> {
      * of(cpus) returns an affinity with the given logical CPU numbers; order and repeats do not
      * matter. {@code of()} is the empty affinity.
      *
+     * @param cpus logical CPU numbers, each zero or more
+     * @return an affinity holding exactly those CPUs
      * @throws IllegalArgumentException if a CPU number is negative or above {@link #MAX_CPU}
      */
     public static Affinity of(int... cpus) {
@@ -91,12 +97,19 @@ public final class Affinity implements Iterable<Integer> {
      * Linux, Java 22 or later, native access enabled for marl4j (see the class comment), and the
      * kernel answered a first {@code sched_getaffinity} call. When false, applying a policy is a
      * no-op.
+     *
+     * @return whether pinning threads takes effect on this platform
      */
     public static boolean isSupported() {
         return NativeAffinity.isSupported();
     }
 
-    /** add(other) returns the union of this affinity and {@code other}. */
+    /**
+     * add(other) returns the union of this affinity and {@code other}.
+     *
+     * @param other the CPUs to add
+     * @return a new affinity; this one is unchanged
+     */
     public Affinity add(Affinity other) {
         Objects.requireNonNull(other, "other");
         int[] union = Arrays.copyOf(cpus, cpus.length + other.cpus.length);
@@ -104,18 +117,31 @@ public final class Affinity implements Iterable<Integer> {
         return sorted(union);
     }
 
-    /** remove(other) returns the CPUs of this affinity that are not in {@code other}. */
+    /**
+     * remove(other) returns the CPUs of this affinity that are not in {@code other}.
+     *
+     * @param other the CPUs to take away
+     * @return a new affinity; this one is unchanged
+     */
     public Affinity remove(Affinity other) {
         Objects.requireNonNull(other, "other");
         return sorted(IntStream.of(cpus).filter(cpu -> !other.contains(cpu)).toArray());
     }
 
-    /** count() returns the number of CPUs in this affinity. */
+    /**
+     * count() returns the number of CPUs in this affinity.
+     *
+     * @return the number of CPUs
+     */
     public int count() {
         return cpus.length;
     }
 
-    /** isEmpty() is true if this affinity holds no CPU. */
+    /**
+     * isEmpty() is true if this affinity holds no CPU.
+     *
+     * @return whether there is no CPU
+     */
     public boolean isEmpty() {
         return cpus.length == 0;
     }
@@ -124,23 +150,38 @@ public final class Affinity implements Iterable<Integer> {
      * cpu(index) returns the index-th lowest CPU number of this affinity (marl's
      * {@code operator[]}).
      *
+     * @param index the position, from 0 to {@code count() - 1}
+     * @return the CPU number at that position
      * @throws IndexOutOfBoundsException if index is not in {@code [0, count())}
      */
     public int cpu(int index) {
         return cpus[Objects.checkIndex(index, cpus.length)];
     }
 
-    /** contains(cpu) is true if this affinity holds the given CPU number. */
+    /**
+     * contains(cpu) is true if this affinity holds the given CPU number.
+     *
+     * @param cpu a logical CPU number
+     * @return whether the CPU is part of this affinity
+     */
     public boolean contains(int cpu) {
         return Arrays.binarySearch(cpus, cpu) >= 0;
     }
 
-    /** toArray() returns the CPU numbers in ascending order, in a new array. */
+    /**
+     * toArray() returns the CPU numbers in ascending order, in a new array.
+     *
+     * @return the CPU numbers, ascending
+     */
     public int[] toArray() {
         return cpus.clone();
     }
 
-    /** stream() returns the CPU numbers in ascending order. */
+    /**
+     * stream() returns the CPU numbers in ascending order.
+     *
+     * @return the CPU numbers, ascending
+     */
     public IntStream stream() {
         return IntStream.of(cpus);
     }
@@ -263,6 +304,9 @@ public final class Affinity implements Iterable<Integer> {
          * get(workerId) returns the affinity for the worker thread with the given id (0 to
          * worker count - 1). It is called once on each worker thread as it starts, so it must be
          * thread-safe; null or an empty affinity leaves the thread where the OS puts it.
+         *
+         * @param workerId the worker's id, from 0 to the worker count - 1
+         * @return the CPUs that worker may run on; null or empty for no pinning
          */
         Affinity get(int workerId);
 
@@ -270,6 +314,8 @@ public final class Affinity implements Iterable<Integer> {
          * anyOf(affinity) returns a policy that lets every worker run on any CPU of
          * {@code affinity}: the OS still balances the threads over those CPUs.
          *
+         * @param affinity the CPUs every worker may use
+         * @return the policy
          * @throws IllegalArgumentException if affinity is empty
          */
         static Policy anyOf(Affinity affinity) {
@@ -281,6 +327,8 @@ public final class Affinity implements Iterable<Integer> {
          * {@code affinity.cpu(i % affinity.count())}: with as many workers as CPUs, one worker
          * per CPU.
          *
+         * @param affinity the CPUs to hand out, one per worker
+         * @return the policy
          * @throws IllegalArgumentException if affinity is empty
          */
         static Policy oneOf(Affinity affinity) {

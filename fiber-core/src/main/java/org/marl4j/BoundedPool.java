@@ -28,6 +28,8 @@ import java.util.function.Supplier;
  * constructor; with {@link Pool.Policy#RECONSTRUCT} the pool holds only permits and constructs an
  * item on each borrow. A freed item goes to the longest-waiting borrower, but a concurrent
  * {@link #tryBorrow()} may take it first: the pool is not strictly fair.
+ *
+ * @param <T> the type of the pooled items
  */
 public final class BoundedPool<T> extends Pool<T> {
     private final int capacity;
@@ -41,12 +43,23 @@ public final class BoundedPool<T> extends Pool<T> {
     /** Borrowers waiting for an item; guarded by lock. */
     private final WaitQueue waiters = new WaitQueue();
 
-    /** BoundedPool(capacity, constructor) creates a RECONSTRUCT pool (marl's default policy). */
+    /**
+     * BoundedPool(capacity, constructor) creates a RECONSTRUCT pool (marl's default policy).
+     *
+     * @param capacity the number of items, at least 1
+     * @param constructor makes an item on each borrow
+     */
     public BoundedPool(int capacity, Supplier<? extends T> constructor) {
         this(capacity, Policy.RECONSTRUCT, constructor, item -> {});
     }
 
-    /** BoundedPool(capacity, policy, constructor) creates a pool whose items need no destructor. */
+    /**
+     * BoundedPool(capacity, policy, constructor) creates a pool whose items need no destructor.
+     *
+     * @param capacity the number of items, at least 1
+     * @param policy whether an item is made on each borrow or once
+     * @param constructor makes an item
+     */
     public BoundedPool(int capacity, Policy policy, Supplier<? extends T> constructor) {
         this(capacity, policy, constructor, item -> {});
     }
@@ -55,6 +68,10 @@ public final class BoundedPool<T> extends Pool<T> {
      * BoundedPool(capacity, policy, constructor, destructor) creates a pool of {@code capacity}
      * items; with PRESERVE it constructs all of them now.
      *
+     * @param capacity the number of items, at least 1
+     * @param policy whether an item is made on each borrow or once
+     * @param constructor makes an item
+     * @param destructor disposes of an item when the pool is done with it
      * @throws IllegalArgumentException if capacity is not positive
      */
     public BoundedPool(int capacity, Policy policy, Supplier<? extends T> constructor, Consumer<? super T> destructor) {
@@ -72,12 +89,20 @@ public final class BoundedPool<T> extends Pool<T> {
         }
     }
 
-    /** capacity() returns the number of items this pool lends at most at once. */
+    /**
+     * capacity() returns the number of items this pool lends at most at once.
+     *
+     * @return the pool's capacity
+     */
     public int capacity() {
         return capacity;
     }
 
-    /** available() returns how many items could be borrowed now without waiting (a snapshot). */
+    /**
+     * available() returns how many items could be borrowed now without waiting (a snapshot).
+     *
+     * @return the number of items free right now
+     */
     public int available() {
         lock.lock();
         try {

@@ -37,6 +37,9 @@ public final class ConditionVariable {
     /** waiters.size(), readable without guard so signals with nobody waiting cost one read. */
     private volatile int numWaiting;
 
+    /** ConditionVariable() creates a condition variable with no waiters. */
+    public ConditionVariable() {}
+
     /** signal() wakes one waiter, if any. */
     public void signal() {
         if (numWaiting == 0) {

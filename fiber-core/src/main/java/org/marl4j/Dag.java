@@ -55,12 +55,21 @@ public final class Dag<T> {
         this.predecessorCounts = predecessorCounts;
     }
 
-    /** builder() returns a new builder holding only the root node. */
+    /**
+     * builder() returns a new builder holding only the root node.
+     *
+     * @param <T> the type of the data every node's work receives
+     * @return a builder
+     */
     public static <T> Builder<T> builder() {
         return new Builder<>();
     }
 
-    /** size() returns the number of nodes, the root included. */
+    /**
+     * size() returns the number of nodes, the root included.
+     *
+     * @return the node count
+     */
     public int size() {
         return work.size();
     }
@@ -75,6 +84,7 @@ public final class Dag<T> {
      * on the scheduler bound to the calling thread, and returns when all have finished. On a fiber,
      * waiting suspends only the fiber.
      *
+     * @param data passed to every node's work
      * @throws IllegalStateException if no scheduler is bound to the calling thread
      */
     public void run(T data) {
@@ -179,6 +189,8 @@ public final class Dag<T> {
     /**
      * Node is a handle to a node of a DAG being built, returned by {@link Builder}; use it to add
      * nodes that run after this one.
+     *
+     * @param <T> the type of the data the node's work receives
      */
     public static final class Node<T> {
         private final Builder<T> builder;
@@ -189,7 +201,12 @@ public final class Dag<T> {
             this.index = index;
         }
 
-        /** then(work) adds and returns a new node whose work runs after this node's has finished. */
+        /**
+         * then(work) adds and returns a new node whose work runs after this node's has finished.
+         *
+         * @param work the new node's work, given the data passed to {@link Dag#run}
+         * @return the new node
+         */
         public Node<T> then(Consumer<? super T> work) {
             return builder.node(work, List.of(this));
         }
@@ -212,6 +229,8 @@ public final class Dag<T> {
      * b.node(d -> d.merge(), x, y);
      * Dag<Data> dag = b.build();
      * }</pre>
+     *
+     * @param <T> the type of the data every node's work receives
      */
     public static final class Builder<T> {
         private final List<Consumer<? super T>> work = new ArrayList<>();
@@ -225,7 +244,11 @@ public final class Dag<T> {
             predecessorCounts.add(0);
         }
 
-        /** root() returns the root node: it has no work and runs first; attach the first nodes with {@code root().then(...)}. */
+        /**
+         * root() returns the root node: it has no work and runs first; attach the first nodes with {@code root().then(...)}.
+         *
+         * @return the root node
+         */
         public Node<T> root() {
             checkNotBuilt();
             return new Node<>(this, ROOT);
@@ -235,6 +258,9 @@ public final class Dag<T> {
          * node(work, after) adds and returns a new node whose work runs after the work of every node
          * in {@code after} has finished (marl's {@code node(work, {after...})}).
          *
+         * @param work the new node's work, given the data passed to {@link Dag#run}
+         * @param after the nodes that must finish first; at least one
+         * @return the new node
          * @throws IllegalArgumentException if {@code after} is empty (a node must come after
          *     another, start with {@code root()}), or holds a node of another builder
          */
@@ -244,7 +270,13 @@ public final class Dag<T> {
             return node(work, List.of(after));
         }
 
-        /** node(work, after) is {@link #node(Consumer, Node[])} over a collection of predecessors. */
+        /**
+         * node(work, after) is {@link #node(Consumer, Node[])} over a collection of predecessors.
+         *
+         * @param work the new node's work, given the data passed to {@link Dag#run}
+         * @param after the nodes that must finish first; at least one
+         * @return the new node
+         */
         public Node<T> node(Consumer<? super T> work, List<Node<T>> after) {
             checkNotBuilt();
             Objects.requireNonNull(work, "work must not be null");
@@ -273,6 +305,7 @@ public final class Dag<T> {
         /**
          * build() returns the DAG. The builder cannot be used afterwards.
          *
+         * @return the finished DAG
          * @throws IllegalStateException if build() was already called
          */
         public Dag<T> build() {

@@ -38,6 +38,8 @@ public final class DelayedTask extends Timed {
     /**
      * cancel() stops the task from running if it has not started yet. Returns true if this call
      * cancelled it, false if it had already started (or finished) or was already cancelled.
+     *
+     * @return whether this call cancelled the task
      */
     public boolean cancel() {
         if (!state.compareAndSet(PENDING, CANCELLED)) {
@@ -47,12 +49,20 @@ public final class DelayedTask extends Timed {
         return true;
     }
 
-    /** isCancelled() returns whether {@link #cancel()} stopped this task before it started. */
+    /**
+     * isCancelled() returns whether {@link #cancel()} stopped this task before it started.
+     *
+     * @return whether the task was cancelled before it started
+     */
     public boolean isCancelled() {
         return state.get() == CANCELLED;
     }
 
-    /** hasStarted() returns whether the task has started to run (it may still be running). */
+    /**
+     * hasStarted() returns whether the task has started to run (it may still be running).
+     *
+     * @return whether the task has started
+     */
     public boolean hasStarted() {
         return state.get() == STARTED;
     }

@@ -57,12 +57,21 @@ public final class Event {
         this(Mode.AUTO, false);
     }
 
-    /** Event(mode) creates an unsignalled event of the given mode. */
+    /**
+     * Event(mode) creates an unsignalled event of the given mode.
+     *
+     * @param mode AUTO or MANUAL
+     */
     public Event(Mode mode) {
         this(mode, false);
     }
 
-    /** Event(mode, initiallySignalled) creates an event of the given mode and initial state. */
+    /**
+     * Event(mode, initiallySignalled) creates an event of the given mode and initial state.
+     *
+     * @param mode AUTO or MANUAL
+     * @param initiallySignalled whether the event starts signalled
+     */
     public Event(Mode mode, boolean initiallySignalled) {
         this.mode = Objects.requireNonNull(mode, "mode must not be null");
         this.signalled = initiallySignalled;
@@ -144,7 +153,11 @@ public final class Event {
         }
     }
 
-    /** mode() returns this event's mode. */
+    /**
+     * mode() returns this event's mode.
+     *
+     * @return AUTO or MANUAL
+     */
     public Mode mode() {
         return mode;
     }
@@ -198,12 +211,21 @@ public final class Event {
         await(false, 0);
     }
 
-    /** await(timeout) is {@link #await()} with a timeout; returns false if it timed out. */
+    /**
+     * await(timeout) is {@link #await()} with a timeout; returns false if it timed out.
+     *
+     * @param timeout how long to wait at most
+     * @return true if the event was signalled, false if the wait timed out
+     */
     public boolean await(Duration timeout) {
         return await(true, Fiber.deadlineAfter(timeout));
     }
 
-    /** test() returns true, consuming the signal of an AUTO event, if the event is signalled; never blocks. */
+    /**
+     * test() returns true, consuming the signal of an AUTO event, if the event is signalled; never blocks.
+     *
+     * @return whether the event was signalled
+     */
     public boolean test() {
         lock.lock();
         try {
@@ -213,7 +235,11 @@ public final class Event {
         }
     }
 
-    /** isSignalled() returns whether the event is signalled, without consuming the signal. */
+    /**
+     * isSignalled() returns whether the event is signalled, without consuming the signal.
+     *
+     * @return whether the event is signalled
+     */
     public boolean isSignalled() {
         lock.lock();
         try {

@@ -150,6 +150,8 @@ public final class Fiber extends Timed {
     /**
      * current() returns the fiber running on the calling thread: the fiber of the current task, the
      * main fiber of a thread bound to a scheduler, or null on any other thread.
+     *
+     * @return the current fiber, or null off the scheduler
      */
     public static Fiber current() {
         Worker worker = Worker.current();
@@ -162,6 +164,8 @@ public final class Fiber extends Timed {
      * suspended and is held again when this returns. Whoever makes the predicate true should do so
      * with {@code lock} held and then call {@link #wake()}.
      *
+     * @param lock the lock guarding the state {@code predicate} reads, held by the caller
+     * @param predicate the condition to wait for, evaluated with {@code lock} held
      * @throws IllegalStateException if this is not the calling thread's current fiber
      */
     public void await(Lock lock, BooleanSupplier predicate) {
@@ -172,6 +176,11 @@ public final class Fiber extends Timed {
     /**
      * await(lock, timeout, predicate) is {@link #await(Lock, BooleanSupplier)} that gives up after
      * {@code timeout}. Returns the predicate's last value: false means it timed out.
+     *
+     * @param lock the lock guarding the state {@code predicate} reads, held by the caller
+     * @param timeout how long to wait at most
+     * @param predicate the condition to wait for, evaluated with {@code lock} held
+     * @return the predicate's last value: false if the wait timed out
      */
     public boolean await(Lock lock, Duration timeout, BooleanSupplier predicate) {
         checkAwait(lock, predicate);
@@ -190,6 +199,8 @@ public final class Fiber extends Timed {
      * priority() returns this fiber's priority: that of the task it runs (see
      * {@link Task#withPriority}) unless changed with {@link #setPriority}. Used by
      * {@link PriorityPolicy}; the default {@link FifoPolicy} ignores it.
+     *
+     * @return the priority; higher runs sooner under {@link PriorityPolicy}
      */
     public int priority() {
         return priority;
@@ -200,6 +211,8 @@ public final class Fiber extends Timed {
      * worker's scheduling policy re-orders it at once ({@link SchedulingPolicy#propertyChanged});
      * if it is suspended, the new priority counts when it is woken. May be called from any thread.
      * The next task the fiber starts sets its priority again.
+     *
+     * @param priority the new priority; higher runs sooner under {@link PriorityPolicy}
      */
     public void setPriority(int priority) {
         worker.work.setPriority(this, priority);
@@ -222,6 +235,8 @@ public final class Fiber extends Timed {
      * sleep(duration) suspends the current fiber for at least {@code duration}, leaving its worker
      * free to run other work (Boost.Fiber's {@code this_fiber::sleep_for}); many fibers sleeping at
      * once on one worker cost one sleep, not the sum. Off a fiber, it parks the calling thread.
+     *
+     * @param duration how long to sleep at least
      */
     public static void sleep(Duration duration) {
         long deadline = deadlineAfter(duration);

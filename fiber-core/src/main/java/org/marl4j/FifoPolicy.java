@@ -10,6 +10,9 @@ public final class FifoPolicy implements SchedulingPolicy {
     private final ArrayDeque<Fiber> fibers = new ArrayDeque<>();
     private final ArrayDeque<Task> tasks = new ArrayDeque<>();
 
+    /** FifoPolicy() creates an empty policy for one worker. */
+    public FifoPolicy() {}
+
     @Override
     public void awakened(Fiber fiber) {
         fibers.addLast(fiber);

@@ -18,6 +18,7 @@ public final class Marl {
      * schedule(body) enqueues {@code body} as a task on the scheduler bound to the calling thread
      * (marl's {@code marl::schedule}).
      *
+     * @param body the task's code
      * @throws IllegalStateException if no scheduler is bound to the calling thread
      */
     public static void schedule(Runnable body) {
@@ -25,7 +26,11 @@ public final class Marl {
         bound().enqueue(new Task(body));
     }
 
-    /** schedule(task) enqueues {@code task} on the scheduler bound to the calling thread. */
+    /**
+     * schedule(task) enqueues {@code task} on the scheduler bound to the calling thread.
+     *
+     * @param task the task
+     */
     public static void schedule(Task task) {
         Objects.requireNonNull(task, "task must not be null");
         bound().enqueue(task);
@@ -37,6 +42,7 @@ public final class Marl {
      * the bound scheduler. If any throw, once all have finished the exception of the earliest of them
      * in argument order is rethrown, with the others attached as suppressed exceptions.
      *
+     * @param functions the functions to run; the first runs on the caller
      * @throws IllegalStateException if more than one function is given and no scheduler is bound
      */
     public static void parallelize(Runnable... functions) {
@@ -98,6 +104,11 @@ public final class Marl {
      * a microsecond to start, needs no pool, and releases its carrier while it blocks in I/O.
      *
      * <p>Off a fiber, or on a thread with no scheduler bound, the call simply runs on the caller.
+     *
+     * @param <T> the type of the call's result
+     * @param call the thread-blocking call
+     * @return what {@code call} returned
+     * @throws Exception what {@code call} threw
      */
     public static <T> T blockingCall(Callable<T> call) throws Exception {
         Objects.requireNonNull(call, "call must not be null");
@@ -130,7 +141,11 @@ public final class Marl {
         return value;
     }
 
-    /** blockingCall(call) is {@link #blockingCall(Callable)} for a call with no result or checked exception. */
+    /**
+     * blockingCall(call) is {@link #blockingCall(Callable)} for a call with no result or checked exception.
+     *
+     * @param call the thread-blocking call
+     */
     public static void blockingCall(Runnable call) {
         Objects.requireNonNull(call, "call must not be null");
         try {

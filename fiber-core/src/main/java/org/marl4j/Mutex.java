@@ -56,6 +56,9 @@ public final class Mutex implements Lock {
      */
     private volatile int numWaiting;
 
+    /** Mutex() creates an unlocked mutex. */
+    public Mutex() {}
+
     /** lock() acquires the mutex, suspending the calling fiber (or blocking the thread) while another owns it. */
     @Override
     public void lock() {
@@ -107,7 +110,12 @@ public final class Mutex implements Lock {
         return tryLock(Duration.ofNanos(unit.toNanos(time)));
     }
 
-    /** tryLock(timeout) waits up to {@code timeout} for the mutex; returns whether it was acquired. */
+    /**
+     * tryLock(timeout) waits up to {@code timeout} for the mutex; returns whether it was acquired.
+     *
+     * @param timeout how long to wait at most
+     * @return whether the mutex was acquired
+     */
     public boolean tryLock(Duration timeout) {
         return acquire(true, Fiber.deadlineAfter(timeout));
     }
@@ -150,7 +158,11 @@ public final class Mutex implements Lock {
                 "Mutex has no Condition objects: use org.marl4j.ConditionVariable.await(mutex, predicate)");
     }
 
-    /** isHeldByCurrentFiber() returns whether the calling fiber (or thread, off the scheduler) owns the mutex. */
+    /**
+     * isHeldByCurrentFiber() returns whether the calling fiber (or thread, off the scheduler) owns the mutex.
+     *
+     * @return whether the caller owns the mutex
+     */
     public boolean isHeldByCurrentFiber() {
         return owner == Waiter.currentOwner();
     }
@@ -180,7 +192,11 @@ public final class Mutex implements Lock {
         holds = had;
     }
 
-    /** isLocked() returns whether some fiber or thread owns the mutex. */
+    /**
+     * isLocked() returns whether some fiber or thread owns the mutex.
+     *
+     * @return whether the mutex is owned
+     */
     public boolean isLocked() {
         return owner != null;
     }

@@ -34,6 +34,8 @@ import java.util.function.Supplier;
  *
  * <p>Unlike marl, where a loan is reference counted and copied, a {@link Loan} has one owner and is
  * returned by its {@link Loan#close()}; a loan that is never closed keeps its item out for good.
+ *
+ * @param <T> the type of the pooled items
  */
 public abstract sealed class Pool<T> implements AutoCloseable permits BoundedPool, UnboundedPool {
 
@@ -55,7 +57,11 @@ public abstract sealed class Pool<T> implements AutoCloseable permits BoundedPoo
         this.destructor = Objects.requireNonNull(destructor, "destructor must not be null (pass item -> {} for none)");
     }
 
-    /** policy() returns this pool's policy. */
+    /**
+     * policy() returns this pool's policy.
+     *
+     * @return RECONSTRUCT or PRESERVE
+     */
     public final Policy policy() {
         return policy;
     }
@@ -64,6 +70,7 @@ public abstract sealed class Pool<T> implements AutoCloseable permits BoundedPoo
      * borrow() lends an item, waiting while none is free (a {@link BoundedPool} suspends the calling
      * fiber, or blocks a plain thread; an {@link UnboundedPool} grows instead).
      *
+     * @return the loan; close it to return the item
      * @throws IllegalStateException if the pool is closed, or is closed while the caller waits
      */
     public abstract Loan<T> borrow();
@@ -71,6 +78,7 @@ public abstract sealed class Pool<T> implements AutoCloseable permits BoundedPoo
     /**
      * borrow(timeout) is {@link #borrow()} giving up after {@code timeout}.
      *
+     * @param timeout how long to wait at most
      * @return the loan, or {@code null} if no item became free in time
      * @throws IllegalStateException if the pool is closed, or is closed while the caller waits
      */
@@ -91,6 +99,8 @@ public abstract sealed class Pool<T> implements AutoCloseable permits BoundedPoo
      * by scheduling a task that closes its loan) when {@code count} exceeds the free items, or it
      * waits for ever.
      *
+     * @param count how many items to borrow
+     * @param consumer receives each loan, which it must close
      * @throws IllegalArgumentException if count is negative
      * @throws IllegalStateException if the pool is closed, or is closed while the caller waits
      */
@@ -163,6 +173,8 @@ public abstract sealed class Pool<T> implements AutoCloseable permits BoundedPoo
      *
      * <p>A loan has one owner: it may be passed to another fiber or thread, but must not be used by
      * two at once.
+     *
+     * @param <T> the type of the lent item
      */
     public static final class Loan<T> implements AutoCloseable {
         private final Pool<T> pool;
@@ -177,6 +189,7 @@ public abstract sealed class Pool<T> implements AutoCloseable permits BoundedPoo
         /**
          * get() returns the borrowed item.
          *
+         * @return the item
          * @throws IllegalStateException if the loan was already closed: the item belongs to the pool again
          */
         public T get() {
@@ -187,7 +200,11 @@ public abstract sealed class Pool<T> implements AutoCloseable permits BoundedPoo
             return item;
         }
 
-        /** isClosed() returns whether the item has been returned to the pool. */
+        /**
+         * isClosed() returns whether the item has been returned to the pool.
+         *
+         * @return whether the loan was closed
+         */
         public boolean isClosed() {
             return returned.get();
         }

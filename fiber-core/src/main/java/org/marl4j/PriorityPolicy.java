@@ -34,6 +34,9 @@ public final class PriorityPolicy implements SchedulingPolicy {
     private final Map<Fiber, Entry> queuedFibers = new IdentityHashMap<>();
     private long arrivals;
 
+    /** PriorityPolicy() creates an empty policy for one worker. */
+    public PriorityPolicy() {}
+
     @Override
     public void awakened(Fiber fiber) {
         Entry entry = new Entry(fiber, fiber.priority(), arrivals++);

@@ -130,13 +130,21 @@ public final class Scheduler implements AutoCloseable {
         }
     }
 
-    /** get() returns the scheduler bound to the calling thread (or whose worker it is), or null. */
+    /**
+     * get() returns the scheduler bound to the calling thread (or whose worker it is), or null.
+     *
+     * @return the calling thread's scheduler, or null
+     */
     public static Scheduler get() {
         Worker worker = Worker.current();
         return worker == null ? null : worker.scheduler;
     }
 
-    /** config() returns a copy of the configuration this scheduler was built with. */
+    /**
+     * config() returns a copy of the configuration this scheduler was built with.
+     *
+     * @return a copy of the configuration
+     */
     public Config config() {
         return config.copy();
     }
@@ -241,6 +249,7 @@ public final class Scheduler implements AutoCloseable {
      * thread's worker. After {@link #close()} has begun, only this scheduler's own tasks and bound
      * threads may enqueue.
      *
+     * @param task the task to run
      * @throws RejectedExecutionException if the scheduler is closed
      * @throws IllegalStateException if the task needs a worker of the calling thread and it has none
      */
@@ -267,6 +276,9 @@ public final class Scheduler implements AutoCloseable {
      * run when due, and close() waits for them, as {@code ScheduledThreadPoolExecutor.shutdown()}
      * does by default: cancel them first to close sooner.
      *
+     * @param task the task to run
+     * @param delay how long to wait before it may run
+     * @return a handle that can cancel the task until it starts
      * @throws RejectedExecutionException if the scheduler is closed
      * @throws IllegalStateException if the task needs a worker of the calling thread and it has none
      */
@@ -476,6 +488,8 @@ public final class Scheduler implements AutoCloseable {
      * stats() returns this scheduler's counters, summed over its worker threads and its bound
      * threads (past and present). Counting costs the workers no fences or atomics, so while the
      * scheduler runs the figures may lag by a few events; after {@link #close()} they are exact.
+     *
+     * @return a snapshot of the counters
      */
     public Stats stats() {
         long[] totals = new long[retiredStats.length];
@@ -505,6 +519,8 @@ public final class Scheduler implements AutoCloseable {
      * a thread dump. Each worker's part is a consistent snapshot, taken under that worker's lock: the
      * worker stalls while its fibers' stacks are walked, so this is a diagnostic, not for hot paths.
      * Idle fibers (with no task) are not listed. May be called from any thread, including a task.
+     *
+     * @return the suspended fibers, as a new list
      */
     public List<SuspendedFiber> suspendedFibers() {
         List<SuspendedFiber> all = new ArrayList<>();
@@ -694,12 +710,21 @@ public final class Scheduler implements AutoCloseable {
         /** Config() creates a config with zero worker threads: tasks run only on bound threads. */
         public Config() {}
 
-        /** allCores() is a config with one worker thread per available processor. */
+        /**
+         * allCores() is a config with one worker thread per available processor.
+         *
+         * @return a new config
+         */
         public static Config allCores() {
             return new Config().setWorkerThreadCount(Runtime.getRuntime().availableProcessors());
         }
 
-        /** setWorkerThreadCount(count) sets the number of worker threads, 0 to {@value #MAX_WORKER_THREADS}. */
+        /**
+         * setWorkerThreadCount(count) sets the number of worker threads, 0 to {@value #MAX_WORKER_THREADS}.
+         *
+         * @param count the number of worker threads
+         * @return this config
+         */
         public Config setWorkerThreadCount(int count) {
             if (count < 0 || count > MAX_WORKER_THREADS) {
                 throw new IllegalArgumentException("worker thread count must be between 0 and "
@@ -713,6 +738,9 @@ public final class Scheduler implements AutoCloseable {
          * setWorkerThreadInitializer(initializer) sets code run first on each worker thread, given
          * the worker's id (0 to count-1). If it throws, the exception is reported to the uncaught
          * exception handler and the worker starts anyway.
+         *
+         * @param initializer run on each worker thread as it starts, given the worker's id
+         * @return this config
          */
         public Config setWorkerThreadInitializer(IntConsumer initializer) {
             this.workerThreadInitializer = Objects.requireNonNull(initializer, "initializer must not be null");
@@ -722,6 +750,9 @@ public final class Scheduler implements AutoCloseable {
         /**
          * setSpinDuration(duration) sets how long an idle worker thread spins, looking for and
          * stealing work, before it sleeps (marl: 1 ms). Zero disables spinning and stealing.
+         *
+         * @param duration the spin time; zero turns spinning off
+         * @return this config
          */
         public Config setSpinDuration(Duration duration) {
             Objects.requireNonNull(duration, "spin duration must not be null");
@@ -735,13 +766,21 @@ public final class Scheduler implements AutoCloseable {
         /**
          * setUncaughtExceptionHandler(handler) sets who hears about tasks that throw. By default, the
          * uncaught-exception handler of the thread the task ran on. The worker keeps running either way.
+         *
+         * @param handler hears about tasks that throw; null for the default
+         * @return this config
          */
         public Config setUncaughtExceptionHandler(Thread.UncaughtExceptionHandler handler) {
             this.uncaughtExceptionHandler = Objects.requireNonNull(handler, "handler must not be null");
             return this;
         }
 
-        /** setThreadNamePrefix(prefix) names worker threads prefix + id (default {@code "marl-worker-"}). */
+        /**
+         * setThreadNamePrefix(prefix) names worker threads prefix + id (default {@code "marl-worker-"}).
+         *
+         * @param prefix the start of every worker thread's name
+         * @return this config
+         */
         public Config setThreadNamePrefix(String prefix) {
             this.threadNamePrefix = Objects.requireNonNull(prefix, "thread name prefix must not be null");
             return this;
@@ -753,6 +792,9 @@ public final class Scheduler implements AutoCloseable {
          * {@code Affinity.Policy.oneOf(Affinity.all())} for one CPU per worker. Threads that call
          * {@link Scheduler#bind()} are never pinned. Where pinning is unsupported (see
          * {@link Affinity#isSupported()}) the policy is a no-op, logged once. Default: no pinning.
+         *
+         * @param policy the affinity policy; null for no pinning
+         * @return this config
          */
         public Config setAffinityPolicy(Affinity.Policy policy) {
             this.affinityPolicy = Objects.requireNonNull(policy, "affinity policy must not be null");
@@ -764,6 +806,9 @@ public final class Scheduler implements AutoCloseable {
          * tasks: the factory is called once per worker (worker threads and bound threads) for a
          * {@link SchedulingPolicy} of its own. Default {@code FifoPolicy::new}, marl's order;
          * {@code PriorityPolicy::new} runs higher-priority work first.
+         *
+         * @param factory makes one policy per worker
+         * @return this config
          */
         public Config setSchedulingPolicy(Supplier<? extends SchedulingPolicy> factory) {
             this.schedulingPolicy = Objects.requireNonNull(factory, "scheduling policy factory must not be null");
@@ -791,24 +836,47 @@ public final class Scheduler implements AutoCloseable {
             return this;
         }
 
-        /** getBlockingTaskThreshold() returns how long a task may hold its thread before it is reported. */
+        /**
+         * getBlockingTaskThreshold() returns how long a task may hold its thread before it is reported.
+         *
+         * @return the threshold
+         */
         public Duration getBlockingTaskThreshold() {
             return blockingTaskThreshold;
         }
 
-        /** getAffinityPolicy() returns the worker threads' affinity policy, or null if they are not pinned. */
+        /**
+         * getAffinityPolicy() returns the worker threads' affinity policy, or null if they are not pinned.
+         *
+         * @return the affinity policy, or null
+         */
         public Affinity.Policy getAffinityPolicy() {
             return affinityPolicy;
         }
 
+        /**
+         * getWorkerThreadCount() returns the number of worker threads.
+         *
+         * @return the worker thread count
+         */
         public int getWorkerThreadCount() {
             return workerThreadCount;
         }
 
+        /**
+         * getSpinDuration() returns how long an idle worker thread spins before it sleeps.
+         *
+         * @return the spin duration; zero if spinning is off
+         */
         public Duration getSpinDuration() {
             return spinDuration;
         }
 
+        /**
+         * getThreadNamePrefix() returns the start of every worker thread's name.
+         *
+         * @return the thread name prefix
+         */
         public String getThreadNamePrefix() {
             return threadNamePrefix;
         }

@@ -39,35 +39,58 @@ package org.marl4j;
  * {@link #enqueued} exactly once through {@link #pickNextTask} or {@link #steal}.
  */
 public interface SchedulingPolicy {
-    /** awakened(fiber) is called when a suspended fiber is woken (or times out) and is ready to resume. */
+    /**
+     * awakened(fiber) is called when a suspended fiber is woken (or times out) and is ready to resume.
+     *
+     * @param fiber the fiber that is ready to resume
+     */
     void awakened(Fiber fiber);
 
-    /** enqueued(task) is called when a task is queued on this worker. */
+    /**
+     * enqueued(task) is called when a task is queued on this worker.
+     *
+     * @param task the queued task
+     */
     void enqueued(Task task);
 
     /**
      * pickNextFiber() removes and returns the ready fiber to resume next, if one should go before
      * any queued task; otherwise null (the worker then calls {@link #pickNextTask()}). marl resumes
      * every ready fiber before it starts a new task.
+     *
+     * @return the fiber to resume next, or null
      */
     Fiber pickNextFiber();
 
-    /** pickNextTask() removes and returns the task to start next, or null if none is queued. */
+    /**
+     * pickNextTask() removes and returns the task to start next, or null if none is queued.
+     *
+     * @return the task to start next, or null
+     */
     Task pickNextTask();
 
     /**
      * steal() removes and returns a task that an idle worker may run instead, or null. It must never
      * return a task flagged {@link Task.Flag#SAME_THREAD}. Fibers are never stolen.
+     *
+     * @return a task another worker may run, or null
      */
     Task steal();
 
-    /** remove(fiber) removes a ready fiber the worker resumes by other means; returns whether it was queued. */
+    /**
+     * remove(fiber) removes a ready fiber the worker resumes by other means; returns whether it was queued.
+     *
+     * @param fiber the fiber to take out of the ready queue
+     * @return whether it was queued
+     */
     boolean remove(Fiber fiber);
 
     /**
      * propertyChanged(fiber) is called when the priority of a fiber of this worker changes
      * (Boost's {@code property_change}); a policy that orders by priority re-orders the fiber if it
      * is ready. The fiber may not be queued here at all: then there is nothing to do.
+     *
+     * @param fiber the fiber whose priority changed
      */
     default void propertyChanged(Fiber fiber) {}
 }

@@ -48,6 +48,16 @@ public record SuspendedFiber(String name, int workerId, String threadName, State
         READY
     }
 
+    /**
+     * SuspendedFiber(...) describes one suspended fiber; see the class comment for each component.
+     *
+     * @param name the fiber's name
+     * @param workerId its worker thread's id, or -1 for a bound thread's worker
+     * @param threadName the thread the fiber runs on
+     * @param state why it is not running
+     * @param timeLeft the time until its deadline, or null
+     * @param stackTrace where it waits, innermost frame first; copied
+     */
     public SuspendedFiber {
         stackTrace = List.copyOf(stackTrace);
     }

@@ -29,14 +29,23 @@ public final class Task implements Runnable {
     private final boolean sameThread;
     private final int priority;
 
-    /** Task(body) creates a task with no flags. */
+    /**
+     * Task(body) creates a task with no flags.
+     *
+     * @param body the task's code
+     */
     public Task(Runnable body) {
         this.body = Objects.requireNonNull(body, "task body must not be null");
         this.sameThread = false;
         this.priority = 0;
     }
 
-    /** Task(body, flag) creates a task with the given flag. */
+    /**
+     * Task(body, flag) creates a task with the given flag.
+     *
+     * @param body the task's code
+     * @param flag how the task is scheduled
+     */
     public Task(Runnable body, Flag flag) {
         this.body = Objects.requireNonNull(body, "task body must not be null");
         this.sameThread = Objects.requireNonNull(flag, "task flag must not be null") == Flag.SAME_THREAD;
@@ -53,17 +62,29 @@ public final class Task implements Runnable {
      * withPriority(priority) returns a copy of this task with the given priority: higher runs
      * sooner under {@link PriorityPolicy}, and the fiber running the task takes it as its
      * {@link Fiber#priority()}. The default {@link FifoPolicy} ignores priorities. Default 0.
+     *
+     * @param priority the priority; higher runs sooner under {@link PriorityPolicy}
+     * @return the new task
      */
     public Task withPriority(int priority) {
         return new Task(body, sameThread, priority);
     }
 
-    /** priority() returns this task's priority (0 unless set with {@link #withPriority}). */
+    /**
+     * priority() returns this task's priority (0 unless set with {@link #withPriority}).
+     *
+     * @return the priority
+     */
     public int priority() {
         return priority;
     }
 
-    /** is(flag) returns true if this task was created with {@code flag}. */
+    /**
+     * is(flag) returns true if this task was created with {@code flag}.
+     *
+     * @param flag the flag to test
+     * @return whether the task has that flag
+     */
     public boolean is(Flag flag) {
         return flag == Flag.SAME_THREAD && sameThread;
     }

@@ -37,7 +37,14 @@ public final class Ticket {
         /** The most recently taken unfinished ticket; guarded by lock. */
         private Ticket tail;
 
-        /** take() returns a new ticket, behind every ticket taken before it. */
+        /** Queue() creates an empty queue: its first ticket is called at once. */
+        public Queue() {}
+
+        /**
+         * take() returns a new ticket, behind every ticket taken before it.
+         *
+         * @return the new ticket
+         */
         public Ticket take() {
             Ticket ticket = new Ticket(this);
             append(ticket, ticket);
@@ -47,6 +54,9 @@ public final class Ticket {
         /**
          * take(count, consumer) takes {@code count} consecutive tickets, handing each to {@code
          * consumer} in call order.
+         *
+         * @param count how many tickets to take
+         * @param consumer receives each ticket, in call order
          */
         public void take(int count, Consumer<Ticket> consumer) {
             if (count < 0) {
@@ -113,7 +123,11 @@ public final class Ticket {
         }
     }
 
-    /** isCalled() returns whether this ticket has been called (it may also be done). */
+    /**
+     * isCalled() returns whether this ticket has been called (it may also be done).
+     *
+     * @return whether the ticket was called
+     */
     public boolean isCalled() {
         queue.lock.lock();
         try {
@@ -180,6 +194,7 @@ public final class Ticket {
      * onCall(callback) schedules {@code callback} as a task, on the scheduler bound to the calling
      * thread, when this ticket is called (at once if it already is).
      *
+     * @param callback the code to run when the ticket is called
      * @throws IllegalStateException if no scheduler is bound to the calling thread
      */
     public void onCall(Runnable callback) {

@@ -27,6 +27,8 @@ import java.util.function.Supplier;
  * it keeps nothing: each borrow constructs an item and each return destroys it.
  * {@link #borrow(Duration)} and {@link #tryBorrow()} are the same as {@link #borrow()} and never
  * return null.
+ *
+ * @param <T> the type of the pooled items
  */
 public final class UnboundedPool<T> extends Pool<T> {
     private final ReentrantLock lock = new ReentrantLock();
@@ -37,22 +39,41 @@ public final class UnboundedPool<T> extends Pool<T> {
     /** Written under lock; read without it by RECONSTRUCT borrows, for which a racing close() is harmless. */
     private volatile boolean closed;
 
-    /** UnboundedPool(constructor) creates a RECONSTRUCT pool (marl's default policy). */
+    /**
+     * UnboundedPool(constructor) creates a RECONSTRUCT pool (marl's default policy).
+     *
+     * @param constructor makes an item on each borrow
+     */
     public UnboundedPool(Supplier<? extends T> constructor) {
         this(Policy.RECONSTRUCT, constructor, item -> {});
     }
 
-    /** UnboundedPool(policy, constructor) creates a pool whose items need no destructor. */
+    /**
+     * UnboundedPool(policy, constructor) creates a pool whose items need no destructor.
+     *
+     * @param policy whether an item is made on each borrow or kept for reuse
+     * @param constructor makes an item
+     */
     public UnboundedPool(Policy policy, Supplier<? extends T> constructor) {
         this(policy, constructor, item -> {});
     }
 
-    /** UnboundedPool(policy, constructor, destructor) creates an empty pool; it constructs items as they are borrowed. */
+    /**
+     * UnboundedPool(policy, constructor, destructor) creates an empty pool; it constructs items as they are borrowed.
+     *
+     * @param policy whether an item is made on each borrow or kept for reuse
+     * @param constructor makes an item
+     * @param destructor disposes of an item when the pool is done with it
+     */
     public UnboundedPool(Policy policy, Supplier<? extends T> constructor, Consumer<? super T> destructor) {
         super(policy, constructor, destructor);
     }
 
-    /** size() returns how many items a PRESERVE pool has made (idle or lent); 0 for RECONSTRUCT. */
+    /**
+     * size() returns how many items a PRESERVE pool has made (idle or lent); 0 for RECONSTRUCT.
+     *
+     * @return the number of items made
+     */
     public int size() {
         lock.lock();
         try {

@@ -28,7 +28,11 @@ public final class WaitGroup {
         this(0);
     }
 
-    /** WaitGroup(initialCount) creates a wait group with the given count. */
+    /**
+     * WaitGroup(initialCount) creates a wait group with the given count.
+     *
+     * @param initialCount the starting count, zero or more
+     */
     public WaitGroup(int initialCount) {
         if (initialCount < 0) {
             throw new IllegalArgumentException("initial count must not be negative, was " + initialCount);
@@ -44,6 +48,7 @@ public final class WaitGroup {
     /**
      * add(delta) increments the count by {@code delta}.
      *
+     * @param delta how much to add, zero or more
      * @throws IllegalArgumentException if delta is negative (use {@link #done()})
      * @throws IllegalStateException if the count would overflow
      */
@@ -61,6 +66,7 @@ public final class WaitGroup {
     /**
      * done() decrements the count, waking every waiter if it reaches zero. Returns true if it did.
      *
+     * @return whether the count reached zero
      * @throws IllegalStateException if the count is already zero: done() was called more times than add()
      */
     public boolean done() {
@@ -86,7 +92,11 @@ public final class WaitGroup {
         return true;
     }
 
-    /** count() returns the current count. */
+    /**
+     * count() returns the current count.
+     *
+     * @return the count
+     */
     public int count() {
         return count.get();
     }
@@ -96,7 +106,12 @@ public final class WaitGroup {
         await(false, 0);
     }
 
-    /** await(timeout) blocks until the count is zero or the timeout passes; returns false on timeout. */
+    /**
+     * await(timeout) blocks until the count is zero or the timeout passes; returns false on timeout.
+     *
+     * @param timeout how long to wait at most
+     * @return true if the count reached zero, false if the wait timed out
+     */
     public boolean await(Duration timeout) {
         return await(true, Fiber.deadlineAfter(timeout));
     }

@@ -1,53 +1,61 @@
 package org.marl4j.examples;
 
+import java.io.PrintStream;
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicInteger;
-import org.marl4j.Fiber;
-import org.marl4j.Marl;
-import org.marl4j.Scheduler;
-import org.marl4j.WaitGroup;
 
 /**
- * Demo is the README's main demo: marl's two hello examples, then what fibers buy you: 100,000
- * tasks that each sleep 100 ms finish in about 100 ms on the machine's few worker threads, because
- * a sleeping task suspends its fiber instead of its thread.
+ * Demo is the README's first command: marl4j as a drop-in {@link java.util.concurrent.Executor}
+ * for the JDK's {@code HttpServer}, whose handlers await a backend future, measured beside the same
+ * server on virtual threads and on a fixed thread pool (see {@link HttpServerDemo}). It runs for
+ * about 20 seconds and exits by itself.
+ *
+ * <p>Each stage is one call in {@link #main}. System properties shorten a run:
+ * {@code -Ddemo.clients=64 -Ddemo.warmupMillis=1000 -Ddemo.measureMillis=4000}.
  */
 public final class Demo {
     private Demo() {}
 
-    public static void main(String[] args) {
-        System.out.println("== hello_task ==");
-        HelloTask.main(args);
-        System.out.println();
-        System.out.println("== tasks_in_tasks ==");
-        TasksInTasks.main(args);
-        System.out.println();
-        System.out.println("== 100,000 sleeping tasks ==");
-        sleepers(100_000, Duration.ofMillis(100));
+    /** A stage of the demo: prints to the given stream. */
+    @FunctionalInterface
+    interface Stage {
+        /**
+         * run runs the stage.
+         *
+         * @param out where the stage prints
+         * @throws Exception if the stage fails
+         */
+        void run(PrintStream out) throws Exception;
     }
 
-    private static void sleepers(int count, Duration sleep) {
-        Scheduler.Config config = Scheduler.Config.allCores();
-        try (Scheduler scheduler = new Scheduler(config)) {
-            scheduler.bind();
-            try {
-                WaitGroup done = new WaitGroup(count);
-                AtomicInteger woke = new AtomicInteger();
-                long start = System.nanoTime();
-                for (int i = 0; i < count; i++) {
-                    Marl.schedule(() -> {
-                        Fiber.sleep(sleep);
-                        woke.incrementAndGet();
-                        done.done();
-                    });
-                }
-                done.await();
-                long millis = (System.nanoTime() - start) / 1_000_000;
-                System.out.printf("%,d tasks each slept %d ms on %d worker threads: all done in %,d ms%n",
-                        woke.get(), sleep.toMillis(), config.getWorkerThreadCount(), millis);
-            } finally {
-                scheduler.unbind();
-            }
-        }
+    /**
+     * main runs every stage in turn.
+     *
+     * @param args ignored
+     * @throws Exception if a stage fails
+     */
+    public static void main(String[] args) throws Exception {
+        PrintStream out = System.out;
+        long start = System.nanoTime();
+        stage(out, "marl4j as a drop-in Executor for the JDK's HttpServer",
+                o -> HttpServerDemo.run(o, load()));
+        out.printf("Demo done in %.1f s.%n", (System.nanoTime() - start) / 1e9);
+    }
+
+    /** stage prints a heading and runs one stage. */
+    static void stage(PrintStream out, String title, Stage stage) throws Exception {
+        out.println("== " + title + " ==");
+        out.println();
+        stage.run(out);
+        out.println();
+    }
+
+    /** load is the HTTP stage's load, from the standard one and the demo.* system properties. */
+    static HttpServerDemo.Load load() {
+        HttpServerDemo.Load standard = HttpServerDemo.Load.standard();
+        return new HttpServerDemo.Load(
+                Integer.getInteger("demo.clients", standard.clients()),
+                Duration.ofMillis(Long.getLong("demo.warmupMillis", standard.warmup().toMillis())),
+                Duration.ofMillis(Long.getLong("demo.measureMillis", standard.measure().toMillis())),
+                standard.backendDelay());
     }
 }

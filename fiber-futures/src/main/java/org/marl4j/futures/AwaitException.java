@@ -21,7 +21,11 @@ package org.marl4j.futures;
 public final class AwaitException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
-    /** AwaitException(cause) wraps the checked exception an awaited stage failed with. */
+    /**
+     * AwaitException(cause) wraps the checked exception an awaited stage failed with.
+     *
+     * @param cause the checked exception the awaited stage completed with
+     */
     public AwaitException(Throwable cause) {
         super("awaited stage failed with " + cause, cause);
     }

@@ -51,6 +51,9 @@ public final class Futures {
      * await(stage) returns the stage's value once it completes, suspending the current fiber (or
      * blocking a plain thread) until then.
      *
+     * @param <T> the stage's result type
+     * @param stage the stage to wait for
+     * @return the stage's result
      * @throws CancellationException if the stage was cancelled
      * @throws AwaitException if the stage failed with a checked exception (the cause)
      * @throws RuntimeException or {@link Error}: the stage's own failure, unwrapped
@@ -81,6 +84,10 @@ public final class Futures {
      * from marl4j, so a long-lived stage (a shutdown signal, a cache entry) may be awaited with a
      * timeout in a loop.
      *
+     * @param <T> the stage's result type
+     * @param stage the stage to wait for
+     * @param timeout how long to wait at most
+     * @return the stage's result
      * @throws TimeoutException if the stage did not complete within {@code timeout}
      * @throws NullPointerException if stage or timeout is null
      */
@@ -116,6 +123,9 @@ public final class Futures {
      * #await(CompletionStage)}) as soon as the first failure happens, without waiting for the others
      * and without cancelling them. No stages: an empty list at once.
      *
+     * @param <T> the stages' common result type
+     * @param stages the stages to wait for
+     * @return their results, in the order of {@code stages}
      * @throws NullPointerException if the array or one of its stages is null
      */
     @SafeVarargs
@@ -123,7 +133,13 @@ public final class Futures {
         return awaitAll(Arrays.asList(checkElements(stages)));
     }
 
-    /** awaitAll(stages) is {@link #awaitAll(CompletionStage[])} over a collection. */
+    /**
+     * awaitAll(stages) is {@link #awaitAll(CompletionStage[])} over a collection.
+     *
+     * @param <T> the stages' common result type
+     * @param stages the stages to wait for
+     * @return their results, in the order of {@code stages}
+     */
     public static <T> List<T> awaitAll(Collection<? extends CompletionStage<? extends T>> stages) {
         List<CompletionStage<? extends T>> list = copy(stages);
         AllOutcome<T> all = new AllOutcome<>(list.size());
@@ -141,6 +157,9 @@ public final class Futures {
      * {@link #await(CompletionStage)}. The other stages are left alone, and keep nothing of this
      * call: a stage that loses such races again and again does not accumulate callbacks.
      *
+     * @param <T> the stages' common result type
+     * @param stages the stages to wait for; at least one
+     * @return the result of the first stage to complete normally
      * @throws IllegalArgumentException if there are no stages (there would be nothing to wait for)
      * @throws NullPointerException if the array or one of its stages is null
      */
@@ -149,7 +168,13 @@ public final class Futures {
         return awaitAny(Arrays.asList(checkElements(stages)));
     }
 
-    /** awaitAny(stages) is {@link #awaitAny(CompletionStage[])} over a collection. */
+    /**
+     * awaitAny(stages) is {@link #awaitAny(CompletionStage[])} over a collection.
+     *
+     * @param <T> the stages' common result type
+     * @param stages the stages to wait for; at least one
+     * @return the result of the first stage to complete normally
+     */
     public static <T> T awaitAny(Collection<? extends CompletionStage<? extends T>> stages) {
         List<CompletionStage<? extends T>> list = copy(stages);
         if (list.isEmpty()) {
@@ -212,6 +237,10 @@ public final class Futures {
      * future is completed or cancelled before the task starts, the supplier never runs; if it is
      * cancelled while the supplier runs, the supplier finishes and its result is dropped.
      *
+     * @param <T> the result type
+     * @param scheduler the scheduler that runs {@code supplier} on a fiber
+     * @param supplier the code to run
+     * @return a future completed with what {@code supplier} returns or throws
      * @throws RejectedExecutionException if the scheduler is closed
      * @throws IllegalStateException if the scheduler has no worker threads and the calling thread is
      *     not bound to it (the task would have nowhere to run)
@@ -228,6 +257,10 @@ public final class Futures {
     /**
      * runAsync(scheduler, body) is {@link #supplyAsync} for a {@link Runnable}: the future completes
      * with null when {@code body} returns.
+     *
+     * @param scheduler the scheduler that runs {@code body} on a fiber
+     * @param body the code to run
+     * @return a future completed when {@code body} returns or throws
      */
     public static CompletableFuture<Void> runAsync(Scheduler scheduler, Runnable body) {
         Objects.requireNonNull(body, "body must not be null");

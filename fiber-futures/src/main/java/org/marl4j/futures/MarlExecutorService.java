@@ -99,6 +99,7 @@ public final class MarlExecutorService extends AbstractExecutorService {
      * MarlExecutorService(config) creates a scheduler from {@code config} that this executor owns:
      * it is closed when the executor terminates.
      *
+     * @param config the settings of the scheduler this executor creates and owns
      * @throws IllegalArgumentException if the config has no worker threads: tasks of an owned
      *     scheduler would have no thread to run on (borrow a scheduler with bound threads instead)
      * @throws NullPointerException if config is null
@@ -117,6 +118,7 @@ public final class MarlExecutorService extends AbstractExecutorService {
      * MarlExecutorService(scheduler) runs tasks on a scheduler it borrows: shutting the executor
      * down leaves the scheduler open. The caller closes it, after this executor has terminated.
      *
+     * @param scheduler the scheduler to run tasks on; it stays open when this executor terminates
      * @throws NullPointerException if scheduler is null
      */
     public MarlExecutorService(Scheduler scheduler) {
@@ -124,12 +126,20 @@ public final class MarlExecutorService extends AbstractExecutorService {
         this.ownsScheduler = false;
     }
 
-    /** scheduler() returns the scheduler this executor runs its tasks on. */
+    /**
+     * scheduler() returns the scheduler this executor runs its tasks on.
+     *
+     * @return the scheduler this executor runs its tasks on
+     */
     public Scheduler scheduler() {
         return scheduler;
     }
 
-    /** ownsScheduler() returns whether this executor created its scheduler and will close it. */
+    /**
+     * ownsScheduler() returns whether this executor created its scheduler and will close it.
+     *
+     * @return whether this executor closes its scheduler when it terminates
+     */
     public boolean ownsScheduler() {
         return ownsScheduler;
     }

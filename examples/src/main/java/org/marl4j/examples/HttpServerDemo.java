@@ -1,0 +1,268 @@
+package org.marl4j.examples;
+
+import com.sun.net.httpserver.HttpServer;
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+import org.marl4j.Scheduler;
+import org.marl4j.futures.Futures;
+import org.marl4j.futures.MarlExecutorService;
+
+/**
+ * HttpServerDemo is the demo's first stage: the JDK's own {@link HttpServer}, unchanged, whose
+ * handler awaits a backend reply that arrives about 1 ms later, served in turn by three executors:
+ * a {@link MarlExecutorService}, a virtual thread per task, and a fixed pool of as many threads as
+ * marl4j has workers. A built-in load of keep-alive clients on 127.0.0.1 measures each for the same
+ * time; the stage prints throughput and latency percentiles side by side.
+ */
+final class HttpServerDemo {
+    /** The response the backend's timer completes; the same for every request. */
+    private static final String VALUE = "value";
+
+    private HttpServerDemo() {}
+
+    /**
+     * Settings for one run: how many clients, for how long, and how long the backend takes.
+     *
+     * @param clients concurrent keep-alive connections, each sending one request at a time
+     * @param warmup each server's share of the unmeasured warm-up pass (JIT, connection set-up)
+     * @param measure how long requests are counted
+     * @param backendDelay the backend's reply time
+     */
+    record Load(int clients, Duration warmup, Duration measure, Duration backendDelay) {
+        /** The README demo's load: 64 clients, 1 s warm-up per server, 4 s measured, a 1 ms backend. */
+        static Load standard() {
+            return new Load(64, Duration.ofSeconds(1), Duration.ofSeconds(4), Duration.ofMillis(1));
+        }
+    }
+
+    /** One server's numbers. */
+    record Result(String executor, long requests, long errors, double seconds, long p50Nanos, long p99Nanos) {
+        double perSecond() {
+            return requests / seconds;
+        }
+    }
+
+    /** run serves the load with each executor in turn and prints the comparison to {@code out}. */
+    static List<Result> run(PrintStream out, Load load) throws Exception {
+        int threads = Scheduler.Config.allCores().getWorkerThreadCount();
+        out.printf(Locale.ROOT, "The same HttpServer and handler; the handler awaits a backend reply that takes %d ms.%n",
+                load.backendDelay().toMillis());
+        out.printf(Locale.ROOT, "%d keep-alive clients on 127.0.0.1; after a warm-up pass, each server is measured %.1f s.%n%n",
+                load.clients(), load.measure().toMillis() / 1e3);
+        out.printf(Locale.ROOT, "%-46s %12s %9s %9s%n", "executor", "requests/s", "p50 ms", "p99 ms");
+        List<Named> servers = List.of(
+                new Named("marl4j MarlExecutorService (" + threads + " workers)",
+                        () -> new MarlExecutorService(Scheduler.Config.allCores())),
+                new Named("virtual thread per task", Executors::newVirtualThreadPerTaskExecutor),
+                new Named("fixed thread pool (" + threads + " threads)", () -> Executors.newFixedThreadPool(threads)));
+        // A first, unmeasured pass gets the JIT through the server, client and executor code, so the
+        // first server measured is not penalised for going first.
+        Load pass = new Load(load.clients(), Duration.ZERO, load.warmup(), load.backendDelay());
+        for (Named server : servers) {
+            serve(null, server, pass);
+        }
+        List<Result> results = new ArrayList<>();
+        for (Named server : servers) {
+            results.add(serve(out, server, new Load(load.clients(), Duration.ofMillis(load.warmup().toMillis() / 4),
+                    load.measure(), load.backendDelay())));
+        }
+        out.println();
+        out.printf(Locale.ROOT, """
+                What to look at: the handler is the same code on all three servers. It calls
+                Futures.await(backend), a future the backend completes about 1 ms later. On a marl4j
+                worker that suspends the request's fiber, and the %d worker threads serve other
+                requests until the backend answers; on a plain thread the same call blocks the thread.
+                So the fixed pool of %d threads serves at most %d requests per backend delay and its
+                latency is mostly queueing, while marl4j, like virtual threads, is bounded by CPU.
+                marl4j does it on a fixed set of threads you own and size, with marl's primitives
+                (WaitGroup, Event, Ticket, ...) for the waits. How it compares with virtual threads
+                depends on the machine: with few cores, the load generator, the server's dispatcher
+                thread and the executor all share them. Numbers vary a lot on a busy machine: compare
+                the rows, not the absolute figures.
+                """, threads, threads, threads);
+        return results;
+    }
+
+    /** A server's executor, by name. */
+    private record Named(String name, Supplier<ExecutorService> executors) {}
+
+    /** serve serves {@code load} with one executor and prints its row to {@code out} (if not null). */
+    private static Result serve(PrintStream out, Named named, Load load) throws Exception {
+        String name = named.name();
+        ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "backend-timer");
+            t.setDaemon(true);
+            return t;
+        });
+        long delayNanos = load.backendDelay().toNanos();
+        HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 1024);
+        try (ExecutorService executor = named.executors().get()) {
+            server.createContext("/", exchange -> {
+                // The backend: a future completed by the timer thread about delayNanos later.
+                CompletableFuture<String> backend = new CompletableFuture<>();
+                timer.schedule(() -> backend.complete(VALUE), delayNanos, TimeUnit.NANOSECONDS);
+                byte[] body = Futures.await(backend).getBytes(StandardCharsets.US_ASCII);
+                exchange.sendResponseHeaders(200, body.length);
+                try (OutputStream response = exchange.getResponseBody()) {
+                    response.write(body);
+                }
+            });
+            server.setExecutor(executor);
+            server.start();
+            try {
+                Result result = drive(name, server.getAddress().getPort(), load);
+                if (out != null) {
+                    out.printf(Locale.ROOT, "%-46s %,12.0f %9.2f %9.2f%s%n", name, result.perSecond(),
+                            result.p50Nanos() / 1e6, result.p99Nanos() / 1e6,
+                            result.errors() == 0 ? "" : "   (" + result.errors() + " failed requests)");
+                }
+                return result;
+            } finally {
+                server.stop(1); // the clients are gone: no exchange is in flight
+            }
+        } finally {
+            timer.shutdownNow();
+        }
+    }
+
+    /** drive runs the clients, each on a virtual thread, and gathers their latencies. */
+    private static Result drive(String name, int port, Load load) throws InterruptedException {
+        long start = System.nanoTime();
+        long measureFrom = start + load.warmup().toNanos();
+        long end = measureFrom + load.measure().toNanos();
+        Client[] clients = new Client[load.clients()];
+        AtomicLong errors = new AtomicLong();
+        Thread[] threads = new Thread[clients.length];
+        for (int i = 0; i < clients.length; i++) {
+            clients[i] = new Client(port, "/item/" + i, measureFrom, end, errors);
+            threads[i] = Thread.ofVirtual().name("client-" + i).start(clients[i]);
+        }
+        for (Thread thread : threads) {
+            thread.join();
+        }
+        long total = 0;
+        for (Client client : clients) {
+            total += client.count;
+        }
+        long[] all = new long[(int) total];
+        int at = 0;
+        for (Client client : clients) {
+            System.arraycopy(client.latencies, 0, all, at, client.count);
+            at += client.count;
+        }
+        Arrays.sort(all);
+        return new Result(name, total, errors.get(), load.measure().toNanos() / 1e9,
+                percentile(all, 0.50), percentile(all, 0.99));
+    }
+
+    private static long percentile(long[] sorted, double p) {
+        if (sorted.length == 0) {
+            return 0;
+        }
+        return sorted[Math.min(sorted.length - 1, (int) Math.ceil(p * sorted.length) - 1)];
+    }
+
+    /** Client is one keep-alive connection sending GETs back to back until the end time. */
+    private static final class Client implements Runnable {
+        private final int port;
+        private final byte[] request;
+        private final long measureFrom;
+        private final long end;
+        private final AtomicLong errors;
+        /** Latencies of requests started after measureFrom; written by this client's thread only. */
+        long[] latencies = new long[1024];
+        int count;
+
+        Client(int port, String path, long measureFrom, long end, AtomicLong errors) {
+            this.port = port;
+            this.request = ("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
+            this.measureFrom = measureFrom;
+            this.end = end;
+            this.errors = errors;
+        }
+
+        @Override
+        public void run() {
+            while (System.nanoTime() < end) {
+                try (Socket socket = new Socket("127.0.0.1", port)) {
+                    socket.setTcpNoDelay(true);
+                    socket.setSoTimeout(10_000);
+                    OutputStream out = new BufferedOutputStream(socket.getOutputStream());
+                    InputStream in = new BufferedInputStream(socket.getInputStream());
+                    long now;
+                    while ((now = System.nanoTime()) < end) {
+                        out.write(request);
+                        out.flush();
+                        readResponse(in);
+                        if (now >= measureFrom) {
+                            record(System.nanoTime() - now);
+                        }
+                    }
+                } catch (IOException e) {
+                    errors.incrementAndGet(); // reconnect and go on
+                }
+            }
+        }
+
+        private void record(long nanos) {
+            if (count == latencies.length) {
+                latencies = Arrays.copyOf(latencies, count * 2);
+            }
+            latencies[count++] = nanos;
+        }
+
+        /** readResponse reads one HTTP/1.1 response with a Content-Length body. */
+        private static void readResponse(InputStream in) throws IOException {
+            String status = readLine(in);
+            if (!status.startsWith("HTTP/1.1 200")) {
+                throw new IOException("unexpected status: " + status);
+            }
+            int length = -1;
+            for (String header = readLine(in); !header.isEmpty(); header = readLine(in)) {
+                if (header.regionMatches(true, 0, "content-length:", 0, 15)) {
+                    length = Integer.parseInt(header.substring(15).trim());
+                }
+            }
+            if (length < 0) {
+                throw new IOException("response without Content-Length");
+            }
+            for (int i = 0; i < length; i++) {
+                if (in.read() < 0) {
+                    throw new IOException("connection closed in the body");
+                }
+            }
+        }
+
+        private static String readLine(InputStream in) throws IOException {
+            StringBuilder line = new StringBuilder(64);
+            for (int c = in.read(); c != '\n'; c = in.read()) {
+                if (c < 0) {
+                    throw new IOException("connection closed");
+                }
+                if (c != '\r') {
+                    line.append((char) c);
+                }
+            }
+            return line.toString();
+        }
+    }
+}

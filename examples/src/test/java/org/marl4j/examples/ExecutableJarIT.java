@@ -1,0 +1,86 @@
+package org.marl4j.examples;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.jar.Attributes;
+import java.util.jar.JarFile;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The packaged examples jar runs with plain {@code java -jar}: its manifest names the main class
+ * and carries {@code Add-Exports}, so no JVM flag is needed. Runs in the integration-test phase,
+ * after the jar is built.
+ */
+class ExecutableJarIT {
+    /** Set by the pom's integration-test execution only, after the jar is packaged. */
+    private static final String JAR_PROPERTY = System.getProperty("examples.jar");
+    private static final Path JAR = Path.of(JAR_PROPERTY == null ? "target/marl4j-examples.jar" : JAR_PROPERTY);
+
+    @BeforeAll
+    static void onlyAfterPackaging() {
+        // A -Dtest=... filter also runs this class in the test phase, before the jar exists or is current.
+        assumeTrue(JAR_PROPERTY != null, "runs in the integration-test phase, against the packaged jar");
+    }
+
+    @Test
+    void manifest_namesTheMainClassAndExportsTheContinuationPackage() throws IOException {
+        try (JarFile jar = new JarFile(JAR.toFile())) {
+            Attributes attributes = jar.getManifest().getMainAttributes();
+            assertEquals(Main.class.getName(), attributes.getValue(Attributes.Name.MAIN_CLASS));
+            assertEquals("java.base/jdk.internal.vm", attributes.getValue("Add-Exports"));
+            assertTrue(jar.getEntry("org/marl4j/Scheduler.class") != null, "fiber-core is inside the jar");
+            assertTrue(jar.getEntry("org/marl4j/futures/Futures.class") != null, "fiber-futures is inside the jar");
+        }
+    }
+
+    @Test
+    void javaJar_runsANamedExampleWithoutAnyFlag() throws Exception {
+        Run run = javaJar("hello-task");
+        assertEquals(0, run.exit(), run.output());
+        assertTrue(run.output().contains("All tasks said hello."), run.output());
+    }
+
+    @Test
+    void javaJar_passesArgumentsToTheExample() throws Exception {
+        Run run = javaJar("primes", "1000");
+        assertEquals(0, run.exit(), run.output());
+        assertTrue(run.output().contains("168 primes in 1..1,000"), run.output());
+    }
+
+    @Test
+    void javaJar_unknownExample_listsTheNamesAndFails() throws Exception {
+        Run run = javaJar("no-such-example");
+        assertEquals(2, run.exit(), run.output());
+        assertTrue(run.output().contains("examples: demo, fractal, primes"), run.output());
+    }
+
+    private record Run(int exit, String output) {}
+
+    /** javaJar runs the jar on this test's own JVM (the JDK the build selected), with no flags. */
+    private static Run javaJar(String... args) throws Exception {
+        String java = ProcessHandle.current().info().command().orElse("java");
+        List<String> command = new ArrayList<>(List.of(java, "-jar", JAR.toString()));
+        command.addAll(List.of(args));
+        Path log = Files.createTempFile("examples-jar", ".log");
+        try {
+            Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            if (!process.waitFor(2, TimeUnit.MINUTES)) {
+                process.destroyForcibly();
+                throw new AssertionError("java -jar " + String.join(" ", args) + " did not exit within 2 minutes");
+            }
+            return new Run(process.exitValue(), Files.readString(log, StandardCharsets.UTF_8));
+        } finally {
+            Files.deleteIfExists(log);
+        }
+    }
+}
