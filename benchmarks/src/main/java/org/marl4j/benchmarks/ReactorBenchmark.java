@@ -37,7 +37,8 @@ import reactor.core.scheduler.Schedulers;
  *   <li>{@code blockingCalls_*}: {@code Flux.range(0, 2,048).flatMap(x ->
  *       Mono.fromCallable(() -> call(x)).subscribeOn(s), 256)}, ns per call, where {@code call}
  *       waits on a CompletableFuture that a timer thread completes ~1 ms later. marl4j waits with
- *       {@code Futures.await} (the fiber suspends; 256 calls can wait at once on 2 threads);
+ *       {@code Futures.await} (the fiber suspends; 256 calls can wait at once on 2 threads), with
+ *       marl's default spin-for-work and with none ({@code noSpin});
  *       {@code boundedElastic()} waits with {@code join()} on platform threads (capped at 10 ×
  *       cores threads, Reactor's default) and on virtual threads (Reactor's thread-per-task bounded
  *       elastic scheduler, same cap, built with {@code Schedulers.Factory.newThreadPerTaskBoundedElastic}).
@@ -59,6 +60,8 @@ public class ReactorBenchmark {
     @State(Scope.Benchmark)
     public static class Fixture {
         MarlScheduler marl;
+        /** marl4j with no spinning for work: idle workers sleep at once and leave the cores to the timer thread. */
+        MarlScheduler marlNoSpin;
         reactor.core.scheduler.Scheduler virtualThreads;
         reactor.core.scheduler.Scheduler boundedElasticVirtual;
         ExecutorService virtualExecutor;
@@ -67,6 +70,8 @@ public class ReactorBenchmark {
         @Setup(Level.Trial)
         public void setUp() {
             marl = MarlScheduler.create(Scheduler.Config.allCores().setThreadNamePrefix(BenchSupport.WORKER_PREFIX));
+            marlNoSpin = MarlScheduler.create(Scheduler.Config.allCores().setSpinDuration(java.time.Duration.ZERO)
+                    .setThreadNamePrefix("bench-nospin-worker-"));
             virtualExecutor = Executors.newVirtualThreadPerTaskExecutor();
             virtualThreads = Schedulers.fromExecutorService(virtualExecutor, "virtualThreads");
             boundedElasticVirtual = new Schedulers.Factory() {}.newThreadPerTaskBoundedElastic(
@@ -79,6 +84,7 @@ public class ReactorBenchmark {
         @TearDown(Level.Trial)
         public void tearDown() {
             marl.disposeGracefully().block();
+            marlNoSpin.disposeGracefully().block();
             virtualThreads.dispose();
             boundedElasticVirtual.dispose();
             BenchSupport.shutdown(virtualExecutor);
@@ -122,6 +128,14 @@ public class ReactorBenchmark {
     public Long blockingCalls_marl4j_futuresAwait(Fixture f) {
         return Flux.range(0, CALLS)
                 .flatMap(x -> Mono.fromCallable(() -> Futures.await(f.reply(x))).subscribeOn(f.marl), CONCURRENCY)
+                .count().block();
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(CALLS)
+    public Long blockingCalls_marl4j_noSpin_futuresAwait(Fixture f) {
+        return Flux.range(0, CALLS)
+                .flatMap(x -> Mono.fromCallable(() -> Futures.await(f.reply(x))).subscribeOn(f.marlNoSpin), CONCURRENCY)
                 .count().block();
     }
 
