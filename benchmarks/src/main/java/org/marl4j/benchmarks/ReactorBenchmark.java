@@ -55,6 +55,12 @@ public class ReactorBenchmark {
     static final int CALLS = 2_048;
     static final int CONCURRENCY = 256;
     static final long CALL_MICROS = 1_000;
+    /**
+     * A publishOn shot takes only ~10 ms and swings 2× from shot to shot on a shared 2-core box
+     * (two runs of 5 + 10 shots gave opposite rankings): take many more shots than the class default.
+     */
+    static final int PUBLISH_ON_WARMUPS = 20;
+    static final int PUBLISH_ON_MEASUREMENTS = 60;
 
     /** The schedulers under test, created once per trial. */
     @State(Scope.Benchmark)
@@ -100,24 +106,32 @@ public class ReactorBenchmark {
     }
 
     @Benchmark
+    @Warmup(iterations = PUBLISH_ON_WARMUPS)
+    @Measurement(iterations = PUBLISH_ON_MEASUREMENTS)
     @OperationsPerInvocation(ELEMENTS)
     public Integer publishOn_marl4j(Fixture f) {
         return Flux.range(0, ELEMENTS).publishOn(f.marl).blockLast();
     }
 
     @Benchmark
+    @Warmup(iterations = PUBLISH_ON_WARMUPS)
+    @Measurement(iterations = PUBLISH_ON_MEASUREMENTS)
     @OperationsPerInvocation(ELEMENTS)
     public Integer publishOn_parallel() {
         return Flux.range(0, ELEMENTS).publishOn(Schedulers.parallel()).blockLast();
     }
 
     @Benchmark
+    @Warmup(iterations = PUBLISH_ON_WARMUPS)
+    @Measurement(iterations = PUBLISH_ON_MEASUREMENTS)
     @OperationsPerInvocation(ELEMENTS)
     public Integer publishOn_single() {
         return Flux.range(0, ELEMENTS).publishOn(Schedulers.single()).blockLast();
     }
 
     @Benchmark
+    @Warmup(iterations = PUBLISH_ON_WARMUPS)
+    @Measurement(iterations = PUBLISH_ON_MEASUREMENTS)
     @OperationsPerInvocation(ELEMENTS)
     public Integer publishOn_virtualThreads(Fixture f) {
         return Flux.range(0, ELEMENTS).publishOn(f.virtualThreads).blockLast();
