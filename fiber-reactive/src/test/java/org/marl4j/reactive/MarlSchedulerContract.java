@@ -265,6 +265,31 @@ abstract class MarlSchedulerContract {
     }
 
     @ParameterizedTest(name = "{0} worker threads")
+    @ValueSource(ints = {1, 2, 4})
+    void worker_delayedTasks_neverRunEarly_andPeriodicRunsRepeatUntilDisposed(int workers) {
+        MarlScheduler s = create(workers);
+        Scheduler.Worker worker = s.createWorker();
+        long start = System.nanoTime();
+        CompletableFuture<Long> delayed = new CompletableFuture<>();
+        worker.schedule(() -> delayed.complete(System.nanoTime() - start), 30, TimeUnit.MILLISECONDS);
+        CompletableFuture<Void> prompt = new CompletableFuture<>();
+        worker.schedule(() -> prompt.complete(null), -1, TimeUnit.MILLISECONDS);
+        TestSchedulers.get(prompt);
+        long waited = TestSchedulers.get(delayed);
+        assertTrue(waited >= TimeUnit.MILLISECONDS.toNanos(30), "a worker's delayed task ran after only " + waited + " ns");
+        AtomicInteger runs = new AtomicInteger();
+        Disposable periodic = worker.schedulePeriodically(runs::incrementAndGet, 1, 1, TimeUnit.MILLISECONDS);
+        await().atMost(TestSchedulers.PATIENCE).until(() -> runs.get() >= 5);
+        periodic.dispose();
+        int stopped = runs.get();
+        CompletableFuture<Void> later = new CompletableFuture<>();
+        worker.schedule(() -> later.complete(null), 20, TimeUnit.MILLISECONDS);
+        TestSchedulers.get(later);
+        assertTrue(runs.get() <= stopped + 1, "a disposed periodic task kept running"); // one run may have been queued
+        worker.dispose();
+    }
+
+    @ParameterizedTest(name = "{0} worker threads")
     @ValueSource(ints = {1, 2})
     void worker_dispose_cancelsPendingTasks(int workers) {
         MarlScheduler s = create(workers);
