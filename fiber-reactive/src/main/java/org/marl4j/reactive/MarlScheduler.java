@@ -55,6 +55,12 @@ import reactor.core.scheduler.Schedulers;
  * described on the internal class {@code ReactorErrors} (a method handle on Reactor's own method,
  * with a route through Reactor's public {@code Schedulers.fromExecutor} when that is closed).
  *
+ * <p>Thread-locals: the fibers of a worker share its thread's {@code ThreadLocal}s (as marl's fibers
+ * share {@code thread_local}). An {@code onSchedule} hook that sets thread-locals around a task
+ * (MDC, context propagation) sets them for the worker thread: while that task's fiber is suspended,
+ * other fibers on the thread see them, and the task may find them changed after it resumes. Keep
+ * such state in Reactor's {@code Context}, or restore it after each wait.
+ *
  * <p>Disposal is monotonic. After {@link #dispose()} or {@link #disposeGracefully()}, every
  * {@code schedule} method throws {@link RejectedExecutionException} (a {@code publishOn} onto it
  * signals the exception to {@code onError}), and {@link #init()} throws

@@ -16,7 +16,7 @@ class BorrowedMarlSchedulerTest extends MarlSchedulerContract {
 
     @Override
     MarlScheduler create(int workers) {
-        Scheduler.Config config = TestSchedulers.config(workers);
+        Scheduler.Config config = config(workers);
         prefix = config.getThreadNamePrefix();
         marl = new Scheduler(config);
         return MarlScheduler.from(marl);

@@ -41,6 +41,17 @@ abstract class MarlSchedulerContract {
     private static final String HOOK = "marl4j-contract-test";
     private static final Duration SHORT = Duration.ofMillis(50);
 
+    /**
+     * config(workers) is the marl config the subclasses build on. Reactor's error handling tells
+     * the failing thread's uncaught-exception handler before the onHandleError hooks; the tests that
+     * make tasks throw check the hooks, so the worker threads get a handler that keeps the build log
+     * free of those expected stack traces.
+     */
+    static org.marl4j.Scheduler.Config config(int workers) {
+        return TestSchedulers.config(workers).setWorkerThreadInitializer(
+                id -> Thread.currentThread().setUncaughtExceptionHandler((thread, expected) -> {}));
+    }
+
     /** Creates the scheduler under test; the subclass cleans up what it created in tearDown. */
     abstract MarlScheduler create(int workers);
 

@@ -17,7 +17,7 @@ class OwnedMarlSchedulerTest extends MarlSchedulerContract {
 
     @Override
     MarlScheduler create(int workers) {
-        Scheduler.Config config = TestSchedulers.config(workers);
+        Scheduler.Config config = config(workers);
         prefix = config.getThreadNamePrefix();
         created = MarlScheduler.create(config);
         return created;
