@@ -54,7 +54,12 @@ public final class RunSuite {
             new Workload("Ping-pong over two AUTO Events, ns/round trip", PingPongBenchmark.class, "",
                     "≤ 1/2 of two virtual threads (park/unpark)", "virtualThreads", 0.5),
             new Workload("Fan-out/fan-in: 100,000 fibers each blocked on a CompletableFuture, ns/fiber",
-                    FanOutBenchmark.class, "", "", null, 0));
+                    FanOutBenchmark.class, "", "", null, 0),
+            new Workload("Reactor: Flux.range(0, 1,000,000).publishOn(s), ns/element", ReactorBenchmark.class,
+                    "publishOn_", "≤ parallel()", "publishOn_parallel", 1.0),
+            new Workload("Reactor: flatMap(fromCallable(call).subscribeOn(s), 256), call waits ~1 ms on a future, ns/call",
+                    ReactorBenchmark.class, "blockingCalls_", "≥ 1.5× the throughput of the better boundedElastic",
+                    "blockingCalls_boundedElastic_join", 1 / 1.5));
 
     private RunSuite() {}
 
@@ -238,6 +243,9 @@ public final class RunSuite {
                 }
                 if (w.type == EmptyTasksBenchmark.class && b.method.equals("virtualThreadPerTask")) {
                     ok &= m.median * 3 <= b.median;
+                }
+                if (w.type == ReactorBenchmark.class && b.method.equals("blockingCalls_boundedElasticVirtual_join")) {
+                    ok &= m.median * 1.5 <= b.median; // "the better of the two" boundedElastic flavours
                 }
             }
             return ok;

@@ -1,0 +1,419 @@
+package org.marl4j.reactive;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.marl4j.DelayedTask;
+import org.marl4j.Task;
+import reactor.core.Disposable;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * MarlScheduler is a Project Reactor {@link reactor.core.scheduler.Scheduler} that runs every task
+ * on a fiber of a marl4j {@link org.marl4j.Scheduler}, so code inside operators may wait.
+ *
+ * <pre>{@code
+ * MarlScheduler marl = MarlScheduler.create(Scheduler.Config.allCores());
+ * Flux.range(1, 100)
+ *     .publishOn(marl)
+ *     .map(id -> Futures.await(fetch(id)))   // suspends this fiber; the worker thread runs others
+ *     .subscribe(System.out::println);
+ * }</pre>
+ *
+ * <p>Waiting inside operators: a task runs inline on a worker's fiber, so a call that waits on a
+ * marl4j primitive ({@code Futures.await}, {@link Publishers#awaitFirst}, {@code Event},
+ * {@code WaitGroup}, ...) suspends only that fiber while the worker thread goes on with other
+ * tasks. A call that blocks the thread itself (a plain lock, {@code Thread.sleep}, JDBC) blocks the
+ * worker as it would on any Reactor scheduler.
+ *
+ * <p>Ownership: {@link #from(org.marl4j.Scheduler)} borrows a marl scheduler ({@link #dispose()}
+ * stops this Reactor view and leaves the marl scheduler open); {@link #create(org.marl4j.Scheduler.Config)}
+ * owns one ({@code dispose()} also closes it, on a background thread, so that dispose never blocks
+ * its caller: Reactor may call it from anywhere, even from one of the scheduler's own tasks).
+ *
+ * <p>Time: {@link #schedule(Runnable, long, TimeUnit)} and {@link #schedulePeriodically} use the
+ * marl scheduler's own per-worker deadline heap (no timer thread, no extra pool). A delayed task
+ * never starts before its delay; a non-positive delay runs it as soon as possible. Periodic tasks run
+ * at a fixed rate measured from the first run, and never overlap: a late run is followed at once by
+ * the next, one after another, as with {@code ScheduledExecutorService.scheduleAtFixedRate}. A
+ * non-positive period runs the task again as soon as each run returns. A periodic task that throws
+ * is reported and not run again.
+ *
+ * <p>Hooks and errors: every task passes through {@link Schedulers#onSchedule} when it is
+ * scheduled. A task's exception goes to Reactor's handling exactly as with Reactor's own schedulers
+ * (the thread's uncaught-exception handler or Reactor's logger, then the
+ * {@link Schedulers#onHandleError} hooks), never to the marl scheduler's own handler, and the worker
+ * carries on. Reactor keeps that handling in a package-private method: how it is reached is
+ * described on the internal class {@code ReactorErrors} (a method handle on Reactor's own method,
+ * with a route through Reactor's public {@code Schedulers.fromExecutor} when that is closed).
+ *
+ * <p>Thread-locals: the fibers of a worker share its thread's {@code ThreadLocal}s (as marl's fibers
+ * share {@code thread_local}). An {@code onSchedule} hook that sets thread-locals around a task
+ * (MDC, context propagation) sets them for the worker thread: while that task's fiber is suspended,
+ * other fibers on the thread see them, and the task may find them changed after it resumes. Keep
+ * such state in Reactor's {@code Context}, or restore it after each wait.
+ *
+ * <p>Disposal is monotonic. After {@link #dispose()} or {@link #disposeGracefully()}, every
+ * {@code schedule} method throws {@link RejectedExecutionException} (a {@code publishOn} onto it
+ * signals the exception to {@code onError}), and {@link #init()} throws
+ * {@link IllegalStateException}. {@code dispose()} also cancels tasks that have not started
+ * (queued, delayed and periodic); a task that is running, or whose fiber is suspended, finishes.
+ * {@code disposeGracefully()} lets queued and delayed tasks run, cancels periodic ones, and
+ * completes when the last has finished (and, for an owned scheduler, the marl scheduler has
+ * closed). A fiber suspended forever (for instance a task waiting on a future nobody completes)
+ * keeps that from happening: give the returned Mono a {@code timeout}.
+ *
+ * <p>All methods are safe to call from any thread.
+ */
+public final class MarlScheduler implements reactor.core.scheduler.Scheduler {
+    /** Accepting tasks. */
+    private static final int RUNNING = 0;
+    /** disposeGracefully(): rejecting new tasks, running what was queued or delayed. */
+    private static final int SHUTTING_DOWN = 1;
+    /** dispose(): rejecting new tasks, skipping those that have not started. */
+    private static final int DISPOSED = 2;
+
+    private final org.marl4j.Scheduler marl;
+    private final boolean owned;
+    private final AtomicInteger state = new AtomicInteger(RUNNING);
+    /** Tasks accepted and not yet finished or cancelled; a periodic task counts once for its lifetime. */
+    private final AtomicLong active = new AtomicLong();
+    /** Delayed and periodic tasks not yet finished: what dispose() must cancel. */
+    private final Set<Timed> timed = ConcurrentHashMap.newKeySet();
+    private final AtomicBoolean terminating = new AtomicBoolean();
+    /** Completes once disposed and every accepted task has finished (and an owned marl scheduler closed). */
+    private final CompletableFuture<Void> terminated = new CompletableFuture<>();
+
+    private MarlScheduler(org.marl4j.Scheduler marl, boolean owned) {
+        this.marl = marl;
+        this.owned = owned;
+    }
+
+    /**
+     * from(scheduler) returns a Reactor view of a marl scheduler that someone else owns:
+     * {@link #dispose()} stops this view and leaves {@code scheduler} open.
+     *
+     * @param scheduler the marl scheduler to run tasks on; it must have worker threads
+     * @return a new Reactor scheduler over {@code scheduler}
+     * @throws IllegalArgumentException if {@code scheduler} has no worker threads (Reactor schedules
+     *     from arbitrary threads, and such a scheduler only runs tasks on threads bound to it)
+     * @throws NullPointerException if {@code scheduler} is null
+     */
+    public static MarlScheduler from(org.marl4j.Scheduler scheduler) {
+        Objects.requireNonNull(scheduler, "scheduler must not be null");
+        requireWorkers(scheduler.config());
+        return new MarlScheduler(scheduler, false);
+    }
+
+    /**
+     * create(config) starts a marl scheduler that the returned Reactor scheduler owns:
+     * {@link #dispose()} closes it in the background.
+     *
+     * @param config the marl scheduler's configuration; it must ask for at least one worker thread
+     * @return a new Reactor scheduler over a new marl scheduler
+     * @throws IllegalArgumentException if {@code config} has no worker threads
+     * @throws IllegalStateException if the JVM lacks {@code --add-exports java.base/jdk.internal.vm=ALL-UNNAMED}
+     * @throws NullPointerException if {@code config} is null
+     */
+    public static MarlScheduler create(org.marl4j.Scheduler.Config config) {
+        Objects.requireNonNull(config, "config must not be null: use Scheduler.Config.allCores()");
+        requireWorkers(config);
+        return new MarlScheduler(new org.marl4j.Scheduler(config), true);
+    }
+
+    private static void requireWorkers(org.marl4j.Scheduler.Config config) {
+        if (config.getWorkerThreadCount() < 1) {
+            throw new IllegalArgumentException("a MarlScheduler needs a marl scheduler with worker threads (got "
+                    + config.getWorkerThreadCount() + "): Reactor schedules tasks from any thread, and without workers "
+                    + "they would only run on threads bound to the scheduler; use Scheduler.Config.allCores() or "
+                    + "setWorkerThreadCount(n >= 1)");
+        }
+    }
+
+    /**
+     * scheduler() returns the marl scheduler the tasks run on, for instance to give to
+     * {@link Publishers#publish}.
+     *
+     * @return the underlying marl scheduler (owned or borrowed)
+     */
+    public org.marl4j.Scheduler scheduler() {
+        return marl;
+    }
+
+    /**
+     * schedule(task) runs {@code task} on a fiber of the marl scheduler as soon as possible.
+     *
+     * @param task the task; it passes through {@link Schedulers#onSchedule} first
+     * @return a handle whose {@code dispose()} cancels the task if it has not started
+     * @throws RejectedExecutionException if this scheduler or the marl scheduler is disposed or closed
+     * @throws NullPointerException if {@code task} is null
+     */
+    @Override
+    public Disposable schedule(Runnable task) {
+        Objects.requireNonNull(task, "task must not be null");
+        OneShot shot = new OneShot(this, Schedulers.onSchedule(task), false);
+        execute(shot, true);
+        return shot;
+    }
+
+    /**
+     * schedule(task, delay, unit) runs {@code task} on a fiber once {@code delay} has passed (never
+     * earlier), waiting on the marl scheduler's deadline heap; a non-positive delay means as soon as
+     * possible.
+     *
+     * @param task the task; it passes through {@link Schedulers#onSchedule} first
+     * @param delay how long to wait before running it
+     * @param unit the unit of {@code delay}
+     * @return a handle whose {@code dispose()} cancels the task if it has not started
+     * @throws RejectedExecutionException if this scheduler or the marl scheduler is disposed or closed
+     * @throws NullPointerException if {@code task} or {@code unit} is null
+     */
+    @Override
+    public Disposable schedule(Runnable task, long delay, TimeUnit unit) {
+        Objects.requireNonNull(task, "task must not be null");
+        Objects.requireNonNull(unit, "unit must not be null");
+        if (delay <= 0) {
+            return schedule(task);
+        }
+        OneShot shot = new OneShot(this, Schedulers.onSchedule(task), true);
+        executeLater(shot, unit.toNanos(delay));
+        return shot;
+    }
+
+    /**
+     * schedulePeriodically(task, initialDelay, period, unit) runs {@code task} after
+     * {@code initialDelay}, then at a fixed rate of {@code period} (see the class comment: runs never
+     * overlap, a non-positive period repeats at once, a task that throws stops).
+     *
+     * @param task the task; it passes through {@link Schedulers#onSchedule} once
+     * @param initialDelay the delay before the first run (non-positive: as soon as possible)
+     * @param period the time between the starts of two runs
+     * @param unit the unit of {@code initialDelay} and {@code period}
+     * @return a handle whose {@code dispose()} stops further runs
+     * @throws RejectedExecutionException if this scheduler or the marl scheduler is disposed or closed
+     * @throws NullPointerException if {@code task} or {@code unit} is null
+     */
+    @Override
+    public Disposable schedulePeriodically(Runnable task, long initialDelay, long period, TimeUnit unit) {
+        Objects.requireNonNull(task, "task must not be null");
+        Objects.requireNonNull(unit, "unit must not be null");
+        Periodic periodic = new Periodic(this, null, Schedulers.onSchedule(task), unit.toNanos(period));
+        startPeriodic(periodic, unit.toNanos(initialDelay));
+        return periodic;
+    }
+
+    /**
+     * createWorker() returns a Reactor worker whose tasks run one at a time, in the order they were
+     * scheduled (delayed ones when due), each on a fiber of the marl scheduler. A task that suspends
+     * its fiber holds the next one back until it has finished, as a blocked thread would. Disposing
+     * the worker cancels its pending tasks; afterwards its {@code schedule} methods throw
+     * {@link reactor.core.Exceptions#failWithRejected()}.
+     *
+     * @return a new worker over this scheduler
+     */
+    @Override
+    public Worker createWorker() {
+        return new MarlWorker(this);
+    }
+
+    /**
+     * init() checks that this scheduler can be used: it starts running at construction, so there is
+     * nothing else to do.
+     *
+     * @throws IllegalStateException if this scheduler was disposed (Reactor schedulers cannot restart)
+     */
+    @Override
+    public void init() {
+        if (state.get() != RUNNING) {
+            throw new IllegalStateException(this + " was disposed and cannot be restarted: create a new MarlScheduler");
+        }
+    }
+
+    /**
+     * isDisposed() returns whether {@link #dispose()} or {@link #disposeGracefully()} was called.
+     *
+     * @return true once disposal has begun (tasks may still be finishing)
+     */
+    @Override
+    public boolean isDisposed() {
+        return state.get() != RUNNING;
+    }
+
+    /**
+     * dispose() rejects new tasks from now on, cancels those that have not started, and, for an
+     * owned scheduler, closes the marl scheduler on a background thread once the running ones have
+     * finished. It never blocks; calling it again does nothing more.
+     */
+    @Override
+    public void dispose() {
+        shutDown(DISPOSED);
+    }
+
+    /**
+     * disposeGracefully() returns a lazy Mono that, when subscribed, rejects new tasks, cancels
+     * periodic ones, lets queued and delayed tasks run, and completes once all have finished (and
+     * an owned marl scheduler has closed). Subscribing never blocks; the Mono may be given a
+     * {@code timeout} and subscribed again, and {@link #dispose()} may follow it to cancel what is
+     * still pending.
+     *
+     * @return a Mono that completes when this scheduler has terminated
+     */
+    @Override
+    public Mono<Void> disposeGracefully() {
+        return Mono.defer(() -> {
+            shutDown(SHUTTING_DOWN);
+            return Mono.fromFuture(terminated, true); // a timeout cancels the wait, not the shutdown
+        });
+    }
+
+    @Override
+    public String toString() {
+        return "MarlScheduler[" + (owned ? "owned" : "borrowed") + ", " + marl
+                + (state.get() == RUNNING ? "" : ", disposed") + "]";
+    }
+
+    // ---- internals shared with MarlWorker, OneShot and Periodic ----
+
+    /** skipsPending() is true once dispose() asked that tasks which have not started never start. */
+    boolean skipsPending() {
+        return state.get() == DISPOSED;
+    }
+
+    /**
+     * execute(task, strict) counts and enqueues a one-shot task. strict: a new task from a caller,
+     * rejected once disposal began. Not strict: a worker's drain started on behalf of a task that
+     * was already counted (a due timer, a task of the same worker), which a graceful shutdown must
+     * still let run; only dispose() rejects it.
+     */
+    void execute(OneShot task, boolean strict) {
+        if (strict) {
+            accept();
+        } else {
+            active.incrementAndGet();
+            if (state.get() == DISPOSED) {
+                ended(null);
+                throw new RejectedExecutionException(this + " is disposed");
+            }
+        }
+        try {
+            marl.enqueue(new Task(task));
+        } catch (RuntimeException rejected) {
+            ended(null);
+            throw rejectedBy(rejected);
+        }
+    }
+
+    /** executeLater(task, nanos) counts and puts a one-shot task on the deadline heap. */
+    void executeLater(OneShot task, long nanos) {
+        accept();
+        timed.add(task);
+        try {
+            task.delayed(marl.enqueue(new Task(task), Duration.ofNanos(nanos)));
+        } catch (RuntimeException rejected) {
+            ended(task);
+            throw rejectedBy(rejected);
+        }
+    }
+
+    /** startPeriodic(periodic, initialDelayNanos) counts a periodic task once and arms its first run. */
+    void startPeriodic(Periodic periodic, long initialDelayNanos) {
+        accept();
+        timed.add(periodic);
+        try {
+            periodic.start(initialDelayNanos);
+        } catch (RuntimeException rejected) {
+            periodic.finish();
+            throw rejectedBy(rejected);
+        }
+    }
+
+    /** enqueue(task, nanos) puts an already counted task back on the marl scheduler (periodic re-arm). */
+    DelayedTask enqueue(Runnable task, long nanos) {
+        if (nanos <= 0) {
+            marl.enqueue(new Task(task));
+            return null;
+        }
+        return marl.enqueue(new Task(task), Duration.ofNanos(nanos));
+    }
+
+    /** accept() counts a new task or rejects it; see shutDown for why the order matters. */
+    void accept() {
+        active.incrementAndGet();
+        if (state.get() != RUNNING) {
+            ended(null);
+            throw new RejectedExecutionException(this + " is disposed: it accepts no new tasks; create a new MarlScheduler");
+        }
+    }
+
+    /** ended(task) uncounts a finished or cancelled task; the last one after disposal terminates. */
+    void ended(Timed task) {
+        if (task != null) {
+            timed.remove(task);
+        }
+        if (active.decrementAndGet() == 0 && state.get() != RUNNING) {
+            terminate();
+        }
+    }
+
+    /**
+     * shutDown(target) moves the state forward (never back), cancels what target says, and
+     * terminates at once if nothing is left. accept() increments then reads the state; this writes
+     * the state then reads the count: with both atomic, either accept sees the new state and
+     * rejects, or this sees the task counted and leaves termination to its ended().
+     */
+    private void shutDown(int target) {
+        int current;
+        do {
+            current = state.get();
+            if (current >= target) {
+                break;
+            }
+        } while (!state.compareAndSet(current, target));
+        for (Timed task : timed) {
+            if (target == DISPOSED || task instanceof Periodic) {
+                task.dispose();
+            }
+        }
+        if (active.get() == 0) {
+            terminate();
+        }
+    }
+
+    private void terminate() {
+        if (!terminating.compareAndSet(false, true)) {
+            return;
+        }
+        if (!owned) {
+            terminated.complete(null);
+            return;
+        }
+        // close() waits for the workers, and may be reached from one of them (the last task's
+        // ended()): close on a thread of our own so that dispose never blocks or deadlocks.
+        Thread.ofPlatform().daemon().name("marl4j-reactive-close").start(() -> {
+            try {
+                marl.close();
+                terminated.complete(null);
+            } catch (Throwable t) {
+                terminated.completeExceptionally(t);
+            }
+        });
+    }
+
+    private static RejectedExecutionException rejectedBy(RuntimeException e) {
+        if (e instanceof RejectedExecutionException ree) {
+            return ree;
+        }
+        return new RejectedExecutionException("the marl scheduler refused the task: " + e.getMessage(), e);
+    }
+
+    /** Timed is a delayed or periodic task that dispose() may have to cancel. */
+    interface Timed extends Disposable {}
+}

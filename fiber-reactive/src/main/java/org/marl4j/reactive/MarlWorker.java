@@ -1,0 +1,191 @@
+package org.marl4j.reactive;
+
+import java.util.Objects;
+import java.util.Queue;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import reactor.core.Disposable;
+import reactor.core.Exceptions;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * MarlWorker is the Reactor {@link Scheduler.Worker} of a {@link MarlScheduler}: a trampoline that
+ * runs its tasks one at a time, in FIFO order, on one marl fiber at a time.
+ *
+ * <p>Draining: {@link #submit} queues a task and, if no drain is running ({@code wip} went from 0),
+ * starts one as a task of the scheduler. The drain runs queued tasks until {@code wip}, which counts
+ * submissions, says nothing new arrived. Because the drain is an ordinary fiber task, a worker task
+ * that suspends its fiber (awaits a future, a publisher, an Event) suspends the whole drain: the next
+ * task waits until it finished, exactly as it would behind a blocked thread, while the marl worker
+ * thread runs other fibers. Two drains never run at once, so tasks never overlap.
+ *
+ * <p>Timers: delayed and periodic tasks wait on the marl scheduler's deadline heap (through the
+ * owning {@link MarlScheduler}, which counts them) and, when due, are queued here like any task.
+ *
+ * <p>Disposal: {@link #dispose()} cancels queued, delayed and periodic tasks; afterwards every
+ * {@code schedule} throws the {@link Exceptions#failWithRejected()} singleton, as Reactor's own
+ * workers do. A task already running finishes.
+ */
+final class MarlWorker implements Scheduler.Worker, Runnable {
+    /** A queued item: run it, or, if the worker is disposed first, drop it. */
+    interface Queued extends Runnable {
+        void drop();
+    }
+
+    private final MarlScheduler owner;
+    private final Queue<Queued> queue = new ConcurrentLinkedQueue<>();
+    /** Submissions not yet accounted for by a drain: 0 means no drain is running or queued. */
+    private final AtomicInteger wip = new AtomicInteger();
+    /** Delayed and periodic tasks not yet due or not yet finished: what dispose() cancels. */
+    private final Set<Disposable> timed = ConcurrentHashMap.newKeySet();
+    private volatile boolean disposed;
+
+    MarlWorker(MarlScheduler owner) {
+        this.owner = owner;
+    }
+
+    @Override
+    public Disposable schedule(Runnable task) {
+        Objects.requireNonNull(task, "task must not be null");
+        checkOpen();
+        WorkerTask queued = new WorkerTask(this, Schedulers.onSchedule(task));
+        if (!submit(queued, true)) {
+            throw Exceptions.failWithRejected();
+        }
+        return queued;
+    }
+
+    @Override
+    public Disposable schedule(Runnable task, long delay, TimeUnit unit) {
+        Objects.requireNonNull(task, "task must not be null");
+        Objects.requireNonNull(unit, "unit must not be null");
+        if (delay <= 0) {
+            return schedule(task);
+        }
+        checkOpen();
+        WorkerTask queued = new WorkerTask(this, Schedulers.onSchedule(task));
+        OneShot timer = new OneShot(owner, () -> {
+            timed.remove(queued);
+            if (!submit(queued, false)) {
+                queued.dispose();
+            }
+        }, true);
+        queued.timer(timer);
+        timed.add(queued);
+        try {
+            owner.executeLater(timer, unit.toNanos(delay));
+        } catch (RejectedExecutionException rejected) {
+            timed.remove(queued);
+            throw Exceptions.failWithRejected();
+        }
+        if (disposed) {
+            queued.dispose(); // dispose() ran while we armed the timer and did not see it
+        }
+        return queued;
+    }
+
+    @Override
+    public Disposable schedulePeriodically(Runnable task, long initialDelay, long period, TimeUnit unit) {
+        Objects.requireNonNull(task, "task must not be null");
+        Objects.requireNonNull(unit, "unit must not be null");
+        checkOpen();
+        Periodic periodic = new Periodic(owner, this, Schedulers.onSchedule(task), unit.toNanos(period));
+        timed.add(periodic);
+        try {
+            owner.startPeriodic(periodic, unit.toNanos(initialDelay));
+        } catch (RejectedExecutionException rejected) {
+            timed.remove(periodic);
+            throw Exceptions.failWithRejected();
+        }
+        if (disposed) {
+            periodic.dispose();
+        }
+        return periodic;
+    }
+
+    @Override
+    public void dispose() {
+        if (disposed) {
+            return;
+        }
+        disposed = true;
+        for (Disposable task : timed) {
+            task.dispose();
+        }
+        dropQueued();
+    }
+
+    @Override
+    public boolean isDisposed() {
+        return disposed;
+    }
+
+    /**
+     * submit(task, strict) queues a task and starts a drain if none is running. Returns false,
+     * having queued nothing that will run, if the worker or its scheduler no longer accepts work.
+     * strict is passed on to {@link MarlScheduler#execute}: false for tasks the scheduler already
+     * counted (a due timer), which a graceful shutdown still runs.
+     */
+    boolean submit(Queued task, boolean strict) {
+        if (disposed) {
+            return false;
+        }
+        queue.offer(task);
+        if (wip.getAndIncrement() == 0) {
+            try {
+                owner.execute(new OneShot(owner, this, false), strict);
+            } catch (RejectedExecutionException rejected) {
+                dispose(); // no drain will ever run: this worker is dead
+                return false;
+            }
+        }
+        if (disposed) {
+            dropQueued(); // dispose() may have emptied the queue before our offer
+        }
+        return true;
+    }
+
+    /** The drain: runs queued tasks one after another until no submission is left unaccounted. */
+    @Override
+    public void run() {
+        int missed = 1;
+        while (true) {
+            Queued task;
+            while ((task = queue.poll()) != null) {
+                if (disposed) {
+                    task.drop();
+                    dropQueued();
+                    return; // wip stays non-zero: a disposed worker starts no further drain
+                }
+                task.run(); // may suspend this fiber: the next task waits, as FIFO requires
+            }
+            missed = wip.addAndGet(-missed);
+            if (missed == 0) {
+                return;
+            }
+        }
+    }
+
+    /** forget(task) removes a finished timed task from the set dispose() cancels. */
+    void forget(Disposable task) {
+        timed.remove(task);
+    }
+
+    private void dropQueued() {
+        Queued task;
+        while ((task = queue.poll()) != null) {
+            task.drop();
+        }
+    }
+
+    private void checkOpen() {
+        if (disposed || owner.isDisposed()) {
+            throw Exceptions.failWithRejected();
+        }
+    }
+}

@@ -1,0 +1,79 @@
+package org.marl4j.reactive;
+
+import java.util.concurrent.atomic.AtomicInteger;
+import org.marl4j.DelayedTask;
+
+/**
+ * OneShot is a task of a {@link MarlScheduler} that runs once, now or after a delay, on a marl fiber;
+ * it is also the Disposable that {@code schedule} returns.
+ *
+ * <p>States: PENDING → RUNNING → DONE, or PENDING → CANCELLED. The marl task (this object's
+ * {@link #run()}) always reaches the scheduler's ended() exactly once: when it runs (even to skip a
+ * cancelled body), or, for a delayed task, when {@code DelayedTask.cancel()} succeeds, because then
+ * the marl task never runs.
+ */
+final class OneShot implements Runnable, MarlScheduler.Timed {
+    private static final int PENDING = 0;
+    private static final int RUNNING = 1;
+    private static final int DONE = 2;
+    private static final int CANCELLED = 3;
+
+    private final MarlScheduler owner;
+    private final Runnable body;
+    /** Whether this task waits on the deadline heap (and is in the owner's set of timed tasks). */
+    private final boolean timed;
+    private final AtomicInteger state = new AtomicInteger(PENDING);
+    /** The deadline-heap handle of a delayed task, set just after it was enqueued. */
+    private volatile DelayedTask delayed;
+
+    OneShot(MarlScheduler owner, Runnable body, boolean timed) {
+        this.owner = owner;
+        this.body = body;
+        this.timed = timed;
+    }
+
+    /** delayed(handle) records the heap handle; a dispose() that came first cancels it now. */
+    void delayed(DelayedTask handle) {
+        delayed = handle;
+        if (state.get() == CANCELLED && handle.cancel()) {
+            owner.ended(this);
+        }
+    }
+
+    @Override
+    public void run() {
+        try {
+            if (owner.skipsPending()) {
+                state.compareAndSet(PENDING, CANCELLED);
+                return;
+            }
+            if (!state.compareAndSet(PENDING, RUNNING)) {
+                return; // disposed before it started
+            }
+            try {
+                body.run();
+            } catch (Throwable error) {
+                ReactorErrors.handle(error);
+            } finally {
+                state.set(DONE);
+            }
+        } finally {
+            owner.ended(timed ? this : null);
+        }
+    }
+
+    @Override
+    public void dispose() {
+        if (state.compareAndSet(PENDING, CANCELLED)) {
+            DelayedTask handle = delayed;
+            if (handle != null && handle.cancel()) {
+                owner.ended(this); // the marl task will never run to do it
+            }
+        }
+    }
+
+    @Override
+    public boolean isDisposed() {
+        return state.get() >= DONE;
+    }
+}

@@ -1,0 +1,60 @@
+package org.marl4j.reactive;
+
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+import org.marl4j.Scheduler;
+import org.marl4j.Task;
+import org.marl4j.TestSchedulers;
+import reactor.test.StepVerifier;
+
+/** The Scheduler contract for {@link MarlScheduler#from}: dispose leaves the marl scheduler open. */
+class BorrowedMarlSchedulerTest extends MarlSchedulerContract {
+    private Scheduler marl;
+    private String prefix;
+
+    @Override
+    MarlScheduler create(int workers) {
+        Scheduler.Config config = config(workers);
+        prefix = config.getThreadNamePrefix();
+        marl = new Scheduler(config);
+        return MarlScheduler.from(marl);
+    }
+
+    @Override
+    void tearDown() {
+        if (marl != null) {
+            marl.close();
+            TestSchedulers.assertNoThreadsLeft(prefix);
+        }
+    }
+
+    @Test
+    void dispose_leavesTheBorrowedSchedulerOpen() {
+        MarlScheduler s = create(2);
+        StepVerifier.create(s.disposeGracefully()).expectComplete().verify(TestSchedulers.PATIENCE);
+        CompletableFuture<Void> ran = new CompletableFuture<>();
+        marl.enqueue(new Task(() -> ran.complete(null)));
+        TestSchedulers.get(ran);
+    }
+
+    @Test
+    void from_aSchedulerWithoutWorkerThreads_isRejected() {
+        marl = new Scheduler(TestSchedulers.config(0));
+        prefix = "none";
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> MarlScheduler.from(marl));
+        org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains("setWorkerThreadCount"), e.getMessage());
+        assertThrows(NullPointerException.class, () -> MarlScheduler.from(null));
+    }
+
+    @Test
+    void schedule_afterTheBorrowedSchedulerClosed_isRejected() {
+        MarlScheduler s = create(1);
+        marl.close();
+        assertThrows(java.util.concurrent.RejectedExecutionException.class, () -> s.schedule(() -> {}));
+        StepVerifier.create(reactor.core.publisher.Mono.just(1).publishOn(s))
+                .expectError(java.util.concurrent.RejectedExecutionException.class)
+                .verify(TestSchedulers.PATIENCE);
+    }
+}

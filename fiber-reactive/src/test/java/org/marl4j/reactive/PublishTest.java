@@ -1,0 +1,218 @@
+package org.marl4j.reactive;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.marl4j.Fiber;
+import org.marl4j.ForEachWorkerCount;
+import org.marl4j.Scheduler;
+import org.marl4j.TestSchedulers;
+import org.reactivestreams.Publisher;
+import org.reactivestreams.Subscriber;
+import org.reactivestreams.Subscription;
+import reactor.core.publisher.Flux;
+import reactor.test.StepVerifier;
+
+/** Publishers.publish: a fiber producer driven by the subscriber's demand. */
+class PublishTest {
+    @ForEachWorkerCount
+    void theProducerRunsOnAFiber_andReturningCompletes(int workers) {
+        TestSchedulers.withScheduler(workers, scheduler -> {
+            Publisher<Integer> p = Publishers.publish(scheduler, emitter -> {
+                for (int i = 0; i < 100; i++) {
+                    emitter.emit(Fiber.current() != null ? i : -1);
+                }
+            });
+            List<Integer> got = TestSchedulers.runOnFiber(scheduler, () -> Publishers.awaitList(p));
+            assertEquals(java.util.stream.IntStream.range(0, 100).boxed().toList(), got);
+        });
+    }
+
+    @Test
+    void emit_suspendsTheProducerWhileDemandIsZero() {
+        withWorkers(2, scheduler -> {
+            AtomicInteger attempts = new AtomicInteger();
+            Publisher<Integer> p = Publishers.publish(scheduler, emitter -> {
+                for (int i = 0; ; i++) {
+                    attempts.incrementAndGet();
+                    emitter.emit(i);
+                }
+            });
+            Recorder<Integer> r = new Recorder<>();
+            p.subscribe(r);
+            r.subscription.request(1);
+            await().atMost(TestSchedulers.PATIENCE).until(() -> attempts.get() == 2); // now waiting in the second emit
+            assertEquals(List.of(0), List.copyOf(r.items), "emitted without demand");
+            r.subscription.request(2);
+            await().atMost(TestSchedulers.PATIENCE).until(() -> r.items.size() == 3 && attempts.get() == 4);
+            assertEquals(List.of(0, 1, 2), List.copyOf(r.items));
+            r.subscription.cancel();
+        });
+    }
+
+    @Test
+    void cancel_makesThePendingEmitThrow_soTheProducerUnwinds() {
+        withWorkers(1, scheduler -> {
+            CompletableFuture<Throwable> thrown = new CompletableFuture<>();
+            AtomicBoolean finallyRan = new AtomicBoolean();
+            Publisher<Integer> p = Publishers.publish(scheduler, emitter -> {
+                try {
+                    emitter.emit(1);
+                    emitter.emit(2); // waits for demand that never comes
+                } catch (Throwable t) {
+                    thrown.complete(t);
+                    throw t;
+                } finally {
+                    finallyRan.set(true);
+                }
+            });
+            Recorder<Integer> r = new Recorder<>();
+            p.subscribe(r);
+            r.subscription.request(1);
+            await().atMost(TestSchedulers.PATIENCE).until(() -> r.items.size() == 1);
+            r.subscription.cancel();
+            assertTrue(TestSchedulers.get(thrown) instanceof CancellationException);
+            await().atMost(TestSchedulers.PATIENCE).untilTrue(finallyRan);
+            assertEquals(0, r.terminals.get(), "no terminal signal after cancel");
+        });
+    }
+
+    @Test
+    void aThrowingProducer_failsTheStreamWithWhatItThrew() {
+        withWorkers(1, scheduler -> {
+            IllegalStateException boom = new IllegalStateException("boom");
+            StepVerifier.create(Publishers.publish(scheduler, emitter -> {
+                        emitter.emit("a");
+                        throw boom;
+                    }))
+                    .expectNext("a")
+                    .expectErrorMatches(e -> e == boom)
+                    .verify(TestSchedulers.PATIENCE);
+            java.io.IOException checked = new java.io.IOException("checked");
+            StepVerifier.create(Publishers.<String>publish(scheduler, emitter -> {
+                        throw checked;
+                    }))
+                    .expectErrorMatches(e -> e == checked)
+                    .verify(TestSchedulers.PATIENCE);
+        });
+    }
+
+    @Test
+    void requestOfZeroOrLess_isAnIllegalArgumentInOnError() {
+        withWorkers(1, scheduler -> {
+            AtomicBoolean unwound = new AtomicBoolean();
+            Publisher<Integer> p = Publishers.publish(scheduler, emitter -> {
+                try {
+                    while (true) {
+                        emitter.emit(1);
+                    }
+                } finally {
+                    unwound.set(true);
+                }
+            });
+            Recorder<Integer> r = new Recorder<>();
+            p.subscribe(r);
+            r.subscription.request(0);
+            await().atMost(TestSchedulers.PATIENCE).until(() -> r.error.get() != null);
+            assertTrue(r.error.get() instanceof IllegalArgumentException);
+            assertTrue(r.error.get().getMessage().contains("3.9"));
+            await().atMost(TestSchedulers.PATIENCE).untilTrue(unwound);
+        });
+    }
+
+    @Test
+    void demandSaturatesAtLongMaxValue() {
+        withWorkers(2, scheduler -> {
+            Publisher<Integer> p = Publishers.publish(scheduler, emitter -> {
+                for (int i = 0; i < 1_000; i++) {
+                    emitter.emit(i);
+                }
+            });
+            Recorder<Integer> r = new Recorder<>();
+            p.subscribe(r);
+            r.subscription.request(Long.MAX_VALUE);
+            r.subscription.request(Long.MAX_VALUE); // would overflow without saturation
+            await().atMost(TestSchedulers.PATIENCE).until(() -> r.terminals.get() == 1);
+            assertEquals(1_000, r.items.size());
+        });
+    }
+
+    @Test
+    void eachSubscriptionRunsItsOwnProducer_andReactorOperatorsCompose() {
+        withWorkers(2, scheduler -> {
+            AtomicInteger runs = new AtomicInteger();
+            Publisher<Integer> p = Publishers.publish(scheduler, emitter -> {
+                runs.incrementAndGet();
+                for (int i = 1; ; i++) {
+                    emitter.emit(i);
+                }
+            });
+            StepVerifier.create(Flux.from(p).take(5)).expectNext(1, 2, 3, 4, 5).expectComplete().verify(TestSchedulers.PATIENCE);
+            StepVerifier.create(Flux.from(p).map(x -> x * 10).take(2)).expectNext(10, 20).expectComplete().verify(TestSchedulers.PATIENCE);
+            assertEquals(2, runs.get());
+        });
+    }
+
+    @Test
+    void aClosedScheduler_failsTheSubscriptionWithRejectedExecution() {
+        Scheduler scheduler = new Scheduler(TestSchedulers.config(1));
+        scheduler.close();
+        StepVerifier.create(Publishers.publish(scheduler, emitter -> emitter.emit(1)))
+                .expectError(RejectedExecutionException.class)
+                .verify(TestSchedulers.PATIENCE);
+    }
+
+    @Test
+    void badArguments_areRejected() {
+        withWorkers(1, scheduler -> {
+            assertThrows(NullPointerException.class, () -> Publishers.publish(null, e -> {}));
+            assertThrows(NullPointerException.class, () -> Publishers.publish(scheduler, null));
+            StepVerifier.create(Publishers.<String>publish(scheduler, e -> e.emit(null)))
+                    .expectError(NullPointerException.class)
+                    .verify(TestSchedulers.PATIENCE);
+        });
+    }
+
+    private static void withWorkers(int workers, java.util.function.Consumer<Scheduler> body) {
+        TestSchedulers.withScheduler(workers, body);
+    }
+
+    /** A subscriber that requests nothing by itself and records every signal. */
+    static final class Recorder<T> implements Subscriber<T> {
+        volatile Subscription subscription;
+        final ConcurrentLinkedQueue<T> items = new ConcurrentLinkedQueue<>();
+        final AtomicInteger terminals = new AtomicInteger();
+        final java.util.concurrent.atomic.AtomicReference<Throwable> error = new java.util.concurrent.atomic.AtomicReference<>();
+
+        @Override
+        public void onSubscribe(Subscription s) {
+            subscription = s;
+        }
+
+        @Override
+        public void onNext(T item) {
+            items.add(item);
+        }
+
+        @Override
+        public void onError(Throwable t) {
+            error.set(t);
+            terminals.incrementAndGet();
+        }
+
+        @Override
+        public void onComplete() {
+            terminals.incrementAndGet();
+        }
+    }
+}
