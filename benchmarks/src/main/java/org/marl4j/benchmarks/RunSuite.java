@@ -54,7 +54,13 @@ public final class RunSuite {
             new Workload("Ping-pong over two AUTO Events, ns/round trip", PingPongBenchmark.class, "",
                     "≤ 1/2 of two virtual threads (park/unpark)", "virtualThreads", 0.5),
             new Workload("Fan-out/fan-in: 100,000 fibers each blocked on a CompletableFuture, ns/fiber",
-                    FanOutBenchmark.class, "", "", null, 0));
+                    FanOutBenchmark.class, "", "", null, 0),
+            new Workload("Kotlin: launch and join 1,000,000 no-op coroutines, ns/coroutine", CoroutinesBenchmark.class,
+                    "launch_", "≤ 1/2 of Dispatchers.Default", "launch_dispatchersDefault", 0.5),
+            new Workload("Kotlin: Channel ping-pong (100,000 round trips), ns/round trip", CoroutinesBenchmark.class,
+                    "channel_", "≤ 1/2 of Dispatchers.Default", "channel_dispatchersDefault", 0.5),
+            new Workload("Kotlin: 100,000 coroutines each delay(1), ns/coroutine", CoroutinesBenchmark.class,
+                    "delay_", "≤ Dispatchers.Default", "delay_dispatchersDefault", 1.0));
 
     private RunSuite() {}
 
