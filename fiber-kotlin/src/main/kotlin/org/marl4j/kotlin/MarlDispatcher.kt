@@ -128,6 +128,18 @@ public class MarlDispatcher internal constructor(public val scheduler: Scheduler
     private fun refusal(cause: Exception): CancellationException =
         CancellationException("$this refused a task: ${cause.message}", cause)
 
+    /**
+     * Two MarlDispatchers are equal when they run on the same scheduler, so `withContext` between
+     * them does not dispatch needlessly.
+     *
+     * @param other the object to compare with.
+     * @return whether [other] is a MarlDispatcher over the same [scheduler].
+     */
+    override fun equals(other: Any?): Boolean = other is MarlDispatcher && other.scheduler === scheduler
+
+    /** Returns the identity hash of [scheduler], consistent with [equals]. */
+    override fun hashCode(): Int = System.identityHashCode(scheduler)
+
     /** Returns a description naming the scheduler. */
     override fun toString(): String = "MarlDispatcher[$scheduler]"
 

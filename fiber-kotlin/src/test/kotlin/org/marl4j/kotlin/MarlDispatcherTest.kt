@@ -198,6 +198,8 @@ class MarlDispatcherTest {
         assertInstanceOf(MarlDispatcher::class.java, coroutineContext[ContinuationInterceptor])
         assertTrue(scheduler.asCoroutineDispatcher().toString().contains(scheduler.toString()))
         assertTrue(coroutineContext.job.isActive)
+        assertEquals(scheduler.asCoroutineDispatcher(), coroutineContext[ContinuationInterceptor])
+        assertEquals(scheduler.asCoroutineDispatcher().hashCode(), scheduler.asCoroutineDispatcher().hashCode())
     }
 
     /** The first cause in the job's cancellation chain that is not itself a CancellationException. */
