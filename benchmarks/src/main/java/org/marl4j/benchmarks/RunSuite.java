@@ -59,7 +59,13 @@ public final class RunSuite {
                     "publishOn_", "≤ parallel()", "publishOn_parallel", 1.0),
             new Workload("Reactor: flatMap(fromCallable(call).subscribeOn(s), 256), call waits ~1 ms on a future, ns/call",
                     ReactorBenchmark.class, "blockingCalls_", "≥ 1.5× the throughput of the better boundedElastic",
-                    "blockingCalls_boundedElastic_join", 1 / 1.5));
+                    "blockingCalls_boundedElastic_join", 1 / 1.5),
+            new Workload("Kotlin: launch and join 1,000,000 no-op coroutines, ns/coroutine", CoroutinesBenchmark.class,
+                    "launch_", "≤ 1/2 of Dispatchers.Default", "launch_dispatchersDefault", 0.5),
+            new Workload("Kotlin: Channel ping-pong (100,000 round trips), ns/round trip", CoroutinesBenchmark.class,
+                    "channel_", "≤ 1/2 of Dispatchers.Default", "channel_dispatchersDefault", 0.5),
+            new Workload("Kotlin: 100,000 coroutines each delay(1), ns/coroutine", CoroutinesBenchmark.class,
+                    "delay_", "≤ Dispatchers.Default", "delay_dispatchersDefault", 1.0));
 
     private RunSuite() {}
 

@@ -1,0 +1,166 @@
+package org.marl4j.kotlin
+
+import kotlinx.coroutines.CoroutineStart
+import kotlinx.coroutines.TimeoutCancellationException
+import kotlinx.coroutines.async
+import kotlinx.coroutines.cancelAndJoin
+import kotlinx.coroutines.delay
+import kotlinx.coroutines.launch
+import kotlinx.coroutines.test.runTest
+import kotlinx.coroutines.withContext
+import kotlinx.coroutines.withTimeout
+import kotlinx.coroutines.withTimeoutOrNull
+import kotlinx.coroutines.yield
+import org.junit.jupiter.api.Assertions.assertEquals
+import org.junit.jupiter.api.Assertions.assertFalse
+import org.junit.jupiter.api.Assertions.assertNotNull
+import org.junit.jupiter.api.Assertions.assertSame
+import org.junit.jupiter.api.Assertions.assertTrue
+import org.junit.jupiter.api.Test
+import org.junit.jupiter.api.Timeout
+import org.junit.jupiter.api.assertThrows
+import org.marl4j.Event
+import org.marl4j.ForEachWorkerCount
+import org.marl4j.Scheduler
+import org.marl4j.TestSchedulers
+import org.marl4j.Ticket
+import org.marl4j.WaitGroup
+
+@Timeout(value = 120, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+class AwaitSuspendingTest {
+
+    @ForEachWorkerCount
+    fun waitGroupAwaitSuspendingReturnsWhenTheCountReachesZero(workers: Int) = onScheduler(workers) { scheduler ->
+        val wg = WaitGroup(100)
+        withContext(scheduler.asCoroutineDispatcher()) {
+            val waiters = List(10) { async { wg.awaitSuspending(); wg.count() } }
+            repeat(100) { launch { wg.done() } }
+            assertEquals(List(10) { 0 }, waiters.map { it.await() })
+        }
+        wg.awaitSuspending() // already zero: returns at once
+    }
+
+    @ForEachWorkerCount
+    fun eventAwaitSuspendingConsumesAnAutoSignal(workers: Int) = onScheduler(workers) { scheduler ->
+        val event = Event(Event.Mode.AUTO)
+        withContext(scheduler.asCoroutineDispatcher()) {
+            val waiter = async { event.awaitSuspending(); "woken" }
+            yield()
+            event.signal()
+            assertEquals("woken", waiter.await())
+            assertFalse(event.isSignalled(), "the waiter consumed the AUTO signal")
+            event.signal()
+            event.awaitSuspending() // already signalled: consumes at once
+            assertFalse(event.isSignalled())
+        }
+    }
+
+    @ForEachWorkerCount
+    fun ticketAwaitSuspendingReturnsInTicketOrder(workers: Int) = onScheduler(workers) { scheduler ->
+        val queue = Ticket.Queue()
+        val order = java.util.concurrent.ConcurrentLinkedQueue<Int>()
+        withContext(scheduler.asCoroutineDispatcher()) {
+            val tickets = List(20) { queue.take() }
+            tickets.withIndex().reversed().forEach { (i, ticket) ->
+                launch {
+                    ticket.awaitSuspending()
+                    order.add(i)
+                    ticket.done()
+                }
+            }
+        }
+        assertEquals((0 until 20).toList(), order.toList())
+    }
+
+    @Test
+    fun theWaitingCoroutineDoesNotHoldTheOnlyWorkerThread() = onScheduler(1) { scheduler ->
+        val wg = WaitGroup(1)
+        val event = Event(Event.Mode.MANUAL)
+        val queue = Ticket.Queue()
+        val first = queue.take()
+        val second = queue.take()
+        withContext(scheduler.asCoroutineDispatcher()) {
+            val waiting = launch {
+                wg.awaitSuspending()
+                event.awaitSuspending()
+                second.awaitSuspending()
+            }
+            launch { wg.done() }
+            launch { event.signal() }
+            launch { first.done() }
+            waiting.join()
+        }
+    }
+
+    @ForEachWorkerCount
+    fun aCancelledEventWaiterNeverConsumesTheSignal(workers: Int) = onScheduler(workers) { scheduler ->
+        val event = Event(Event.Mode.AUTO)
+        withContext(scheduler.asCoroutineDispatcher()) {
+            val cancelled = launch { event.awaitSuspending() }
+            yield()
+            cancelled.cancelAndJoin()
+            event.signal()
+            val next = async { event.awaitSuspending(); true }
+            assertTrue(next.await(), "the signal reached the next waiter")
+        }
+        assertNoHelperLeft(scheduler)
+    }
+
+    @ForEachWorkerCount
+    fun withTimeoutWorksAroundEveryAwaitSuspending(workers: Int) = onScheduler(workers) { scheduler ->
+        val queue = Ticket.Queue()
+        queue.take() // never done: the next ticket is never called
+        val ticket = queue.take()
+        withContext(scheduler.asCoroutineDispatcher()) {
+            assertThrows<TimeoutCancellationException> { withTimeout(10) { WaitGroup(1).awaitSuspending() } }
+            assertThrows<TimeoutCancellationException> { withTimeout(10) { Event().awaitSuspending() } }
+            assertThrows<TimeoutCancellationException> { withTimeout(10) { ticket.awaitSuspending() } }
+        }
+        assertNoHelperLeft(scheduler)
+    }
+
+    @Test
+    fun aCancelledWaiterDoesNotHoldUpClose() {
+        val scheduler = Scheduler(TestSchedulers.config(2))
+        val wg = WaitGroup(1)
+        kotlinx.coroutines.runBlocking(scheduler.asCoroutineDispatcher()) {
+            val waiter = launch(start = CoroutineStart.DEFAULT) { wg.awaitSuspending() }
+            yield()
+            waiter.cancelAndJoin()
+        }
+        org.junit.jupiter.api.assertTimeoutPreemptively(TestSchedulers.PATIENCE) { scheduler.close() }
+    }
+
+    @Test
+    fun inVirtualTimeAWaiterTimesOutAndLeavesTheSignal() = runTest {
+        val event = Event(Event.Mode.AUTO)
+        assertThrows<TimeoutCancellationException> { withTimeout(60_000) { event.awaitSuspending() } }
+        event.signal()
+        // The cancelled waiter's helper may hold the signal for an instant before handing it back.
+        assertTrue(event.await(TestSchedulers.PATIENCE), "the signal was lost to a cancelled waiter")
+    }
+
+    @Test
+    fun inVirtualTimeAWaiterIsResumedBySignal() = runTest {
+        val wg = WaitGroup(1)
+        val waiter = async { wg.awaitSuspending(); "done" }
+        yield()
+        wg.done()
+        assertEquals("done", waiter.await())
+        assertEquals(0, wg.count())
+    }
+
+    /**
+     * Waits (as a coroutine, so a zero-worker scheduler's fibers keep running) until the only
+     * blocked fiber is the test thread's main fiber, waiting in onScheduler's runSuspending: every
+     * helper of a cancelled waiter stops within CANCEL_CHECK_INTERVAL.
+     */
+    private suspend fun assertNoHelperLeft(scheduler: Scheduler) {
+        val left = withTimeoutOrNull(TestSchedulers.PATIENCE.toMillis()) {
+            while (scheduler.stats().fibersBlocked() > 1) {
+                delay(5)
+            }
+        }
+        assertNotNull(left) { "helpers still blocked: ${scheduler.suspendedFibers()}" }
+    }
+}

@@ -1,0 +1,210 @@
+package org.marl4j.kotlin
+
+import kotlinx.coroutines.CancellationException
+import kotlinx.coroutines.CoroutineStart
+import kotlinx.coroutines.InternalCoroutinesApi
+import kotlinx.coroutines.TimeoutCancellationException
+import kotlinx.coroutines.awaitCancellation
+import kotlinx.coroutines.cancelAndJoin
+import kotlinx.coroutines.coroutineScope
+import kotlinx.coroutines.delay
+import kotlinx.coroutines.job
+import kotlinx.coroutines.launch
+import kotlinx.coroutines.runBlocking
+import kotlinx.coroutines.withContext
+import kotlinx.coroutines.withTimeout
+import kotlinx.coroutines.withTimeoutOrNull
+import kotlinx.coroutines.yield
+import org.junit.jupiter.api.Assertions.assertEquals
+import org.junit.jupiter.api.Assertions.assertFalse
+import org.junit.jupiter.api.Assertions.assertInstanceOf
+import org.junit.jupiter.api.Assertions.assertNotNull
+import org.junit.jupiter.api.Assertions.assertNull
+import org.junit.jupiter.api.Assertions.assertSame
+import org.junit.jupiter.api.Assertions.assertTrue
+import org.junit.jupiter.api.Test
+import org.junit.jupiter.api.Timeout
+import org.junit.jupiter.api.assertThrows
+import org.junit.jupiter.api.assertTimeoutPreemptively
+import org.marl4j.Fiber
+import org.marl4j.ForEachWorkerCount
+import org.marl4j.Scheduler
+import org.marl4j.TestSchedulers
+import java.util.concurrent.RejectedExecutionException
+import java.util.concurrent.atomic.AtomicInteger
+import kotlin.coroutines.ContinuationInterceptor
+
+@Timeout(value = 120, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+class MarlDispatcherTest {
+
+    @ForEachWorkerCount
+    fun coroutinesRunOnFibersOfTheScheduler(workers: Int) = onScheduler(workers) { scheduler ->
+        val dispatcher = scheduler.asCoroutineDispatcher()
+        assertSame(dispatcher.scheduler, scheduler)
+        withContext(dispatcher) {
+            assertNotNull(Fiber.current(), "a coroutine step runs on a fiber")
+            assertSame(scheduler, Scheduler.get())
+            yield()
+            assertNotNull(Fiber.current())
+        }
+    }
+
+    @ForEachWorkerCount
+    fun hundredThousandCoroutinesAllRun(workers: Int) = onScheduler(workers) { scheduler ->
+        val ran = AtomicInteger()
+        withContext(scheduler.asCoroutineDispatcher()) {
+            repeat(100_000) { i ->
+                launch {
+                    if (i % 7 == 0) {
+                        yield()
+                    }
+                    ran.incrementAndGet()
+                }
+            }
+        }
+        assertEquals(100_000, ran.get())
+    }
+
+    @ForEachWorkerCount
+    fun delaysAndTimeoutsRunOnTheSchedulerWithoutDefaultExecutor(workers: Int) {
+        onScheduler(workers) { scheduler ->
+            withContext(scheduler.asCoroutineDispatcher()) {
+                val resumed = AtomicInteger()
+                coroutineScope {
+                    repeat(1_000) {
+                        launch {
+                            delay(1L + it % 20)
+                            assertSame(scheduler, Scheduler.get(), "delay resumes on the scheduler")
+                            assertNotNull(Fiber.current())
+                            resumed.incrementAndGet()
+                        }
+                    }
+                }
+                assertEquals(1_000, resumed.get())
+                assertThrows<TimeoutCancellationException> { withTimeout(10) { awaitCancellation() } }
+                assertSame(scheduler, Scheduler.get(), "a timeout resumes on the scheduler")
+                assertEquals(42, withTimeout(TestSchedulers.PATIENCE.toMillis()) { delay(1); 42 })
+                assertNull(withTimeoutOrNull(5) { delay(10_000); 1 })
+            }
+        }
+        // Strict: no test of this module may start it (the runTest ones use virtual time, and
+        // runBlocking's event loop keeps its own timers), so its absence here is meaningful.
+        assertFalse(defaultExecutorRunning(), "$DEFAULT_EXECUTOR was started")
+    }
+
+    @Test
+    fun aCancelledDelayDoesNotHoldUpClose() {
+        val scheduler = Scheduler(TestSchedulers.config(1))
+        val dispatcher = scheduler.asCoroutineDispatcher()
+        runBlocking {
+            val sleeper = launch(dispatcher) { delay(3_600_000) }
+            yield()
+            sleeper.cancelAndJoin()
+        }
+        assertTimeoutPreemptively(TestSchedulers.PATIENCE) { scheduler.close() }
+    }
+
+    @Test
+    fun aCancelledWithTimeoutDoesNotHoldUpClose() {
+        val scheduler = Scheduler(TestSchedulers.config(2))
+        runBlocking(scheduler.asCoroutineDispatcher()) {
+            assertEquals(1, withTimeout(3_600_000) { 1 })
+        }
+        assertTimeoutPreemptively(TestSchedulers.PATIENCE) { scheduler.close() }
+    }
+
+    @ForEachWorkerCount
+    fun limitedParallelismRunsAtMostThatManyAtOnce(workers: Int) = onScheduler(workers) { scheduler ->
+        val limited = scheduler.asCoroutineDispatcher().limitedParallelism(2)
+        val running = AtomicInteger()
+        val most = AtomicInteger()
+        val ran = AtomicInteger()
+        withContext(limited) {
+            repeat(2_000) {
+                launch {
+                    if (it % 10 == 0) {
+                        delay(1) // the view keeps using the marl timers
+                    }
+                    val now = running.incrementAndGet()
+                    most.accumulateAndGet(now, ::maxOf)
+                    repeat(100) { Thread.onSpinWait() }
+                    running.decrementAndGet()
+                    ran.incrementAndGet()
+                }
+            }
+        }
+        assertEquals(2_000, ran.get())
+        assertTrue(most.get() <= 2, "at most 2 at once, saw ${most.get()}")
+    }
+
+    @Test
+    fun aDispatchAfterCloseCancelsTheJobWithTheRejection() {
+        val scheduler = Scheduler(TestSchedulers.config(2))
+        val dispatcher = scheduler.asCoroutineDispatcher()
+        scheduler.close()
+        runBlocking {
+            val body = AtomicInteger()
+            val job = launch(dispatcher) { body.incrementAndGet() }
+            job.join()
+            assertTrue(job.isCancelled)
+            assertInstanceOf(RejectedExecutionException::class.java, job.rejection())
+            assertEquals(0, body.get(), "a cancelled coroutine does not start its body")
+
+            val thrown = assertThrows<CancellationException> {
+                coroutineScope { withContext(dispatcher) { body.incrementAndGet() } }
+            }
+            assertInstanceOf(RejectedExecutionException::class.java, thrown.rejection())
+        }
+    }
+
+    @Test
+    fun aResumptionRejectedByACloseRunsAndObservesTheCancellation() {
+        val scheduler = Scheduler(TestSchedulers.config(1))
+        val dispatcher = scheduler.asCoroutineDispatcher()
+        val gate = kotlinx.coroutines.CompletableDeferred<Unit>()
+        val finallyRan = AtomicInteger()
+        val job = kotlinx.coroutines.GlobalScope.launch(dispatcher, start = CoroutineStart.UNDISPATCHED) {
+            try {
+                gate.await() // suspended here while the scheduler closes
+            } finally {
+                finallyRan.incrementAndGet()
+            }
+        }
+        scheduler.close()
+        gate.complete(Unit) // resumes through the closed dispatcher
+        runBlocking { job.join() }
+        assertTrue(job.isCancelled)
+        assertInstanceOf(RejectedExecutionException::class.java, job.rejection())
+        assertEquals(1, finallyRan.get(), "the rejected step still ran, so finally blocks unwind")
+    }
+
+    @Test
+    fun aZeroWorkerSchedulerRefusesDispatchesFromUnboundThreads() {
+        val scheduler = Scheduler(TestSchedulers.config(0))
+        try {
+            runBlocking {
+                val job = launch(scheduler.asCoroutineDispatcher()) { }
+                job.join()
+                assertInstanceOf(IllegalStateException::class.java, job.rejection())
+            }
+        } finally {
+            scheduler.close()
+        }
+    }
+
+    @Test
+    fun theDispatcherIsTheCoroutinesInterceptor() = onScheduler(1) { scheduler ->
+        assertInstanceOf(MarlDispatcher::class.java, coroutineContext[ContinuationInterceptor])
+        assertTrue(scheduler.asCoroutineDispatcher().toString().contains(scheduler.toString()))
+        assertTrue(coroutineContext.job.isActive)
+        assertEquals(scheduler.asCoroutineDispatcher(), coroutineContext[ContinuationInterceptor])
+        assertEquals(scheduler.asCoroutineDispatcher().hashCode(), scheduler.asCoroutineDispatcher().hashCode())
+    }
+
+    /** The first cause in the job's cancellation chain that is not itself a CancellationException. */
+    @OptIn(InternalCoroutinesApi::class)
+    private fun kotlinx.coroutines.Job.rejection(): Throwable? = getCancellationException().rejection()
+
+    private fun Throwable.rejection(): Throwable? =
+        generateSequence(this) { it.cause }.firstOrNull { it !is CancellationException }
+}

@@ -1,0 +1,22 @@
+package org.marl4j.kotlin
+
+import kotlinx.coroutines.CoroutineScope
+import org.marl4j.Scheduler
+import org.marl4j.TestSchedulers
+
+/** The name kotlinx gives its fallback timer thread, which this module must never start. */
+internal const val DEFAULT_EXECUTOR = "kotlinx.coroutines.DefaultExecutor"
+
+/**
+ * onScheduler(workers) { scheduler -> ... } creates a scheduler with [workers] worker threads,
+ * binds it to the test thread and runs [body] as a coroutine on its dispatcher through
+ * [runSuspending] (with zero workers, every coroutine then runs on the test thread's fibers);
+ * then closes it and checks no worker thread outlived it.
+ */
+internal fun onScheduler(workers: Int, body: suspend CoroutineScope.(Scheduler) -> Unit) {
+    TestSchedulers.withBoundScheduler(workers) { scheduler -> runSuspending { body(scheduler) } }
+}
+
+/** defaultExecutorRunning() is whether kotlinx's DefaultExecutor thread is alive. */
+internal fun defaultExecutorRunning(): Boolean =
+    Thread.getAllStackTraces().keys.any { it.isAlive && it.name == DEFAULT_EXECUTOR }
