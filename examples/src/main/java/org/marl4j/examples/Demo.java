@@ -2,12 +2,14 @@ package org.marl4j.examples;
 
 import java.io.PrintStream;
 import java.time.Duration;
+import org.marl4j.Scheduler;
 
 /**
  * Demo is the README's first command: marl4j as a drop-in {@link java.util.concurrent.Executor}
  * for the JDK's {@code HttpServer}, whose handlers await a backend future, measured beside the same
- * server on virtual threads and on a fixed thread pool (see {@link HttpServerDemo}). It runs for
- * about 20 seconds and exits by itself.
+ * server on virtual threads and on a fixed thread pool (see {@link HttpServerDemo}); then a Reactor
+ * {@code publishOn(marl)} pipeline whose operator awaits a future (see {@link ReactorExample}). It
+ * runs for about 20 seconds and exits by itself.
  *
  * <p>Each stage is one call in {@link #main}. System properties shorten a run:
  * {@code -Ddemo.clients=64 -Ddemo.warmupMillis=1000 -Ddemo.measureMillis=4000}.
@@ -38,6 +40,12 @@ public final class Demo {
         long start = System.nanoTime();
         stage(out, "marl4j as a drop-in Executor for the JDK's HttpServer",
                 o -> HttpServerDemo.run(o, load()));
+        stage(out, "Reactor: publishOn(marl) with an operator that awaits a CompletableFuture",
+                o -> {
+                    try (Scheduler scheduler = new Scheduler(Scheduler.Config.allCores())) {
+                        ReactorExample.run(scheduler, o);
+                    }
+                });
         out.printf("Demo done in %.1f s.%n", (System.nanoTime() - start) / 1e9);
     }
 

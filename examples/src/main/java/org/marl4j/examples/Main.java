@@ -35,6 +35,8 @@ public final class Main {
         EXAMPLES.put("quick-start", QuickStart::main);
         EXAMPLES.put("await-futures", AwaitFutures::main);
         EXAMPLES.put("http-executor", ExecutorHttpServer::main);
+        EXAMPLES.put("reactor", ReactorExample::main);
+        EXAMPLES.put("kotlin", args -> KotlinExampleKt.main());
     }
 
     private Main() {}
