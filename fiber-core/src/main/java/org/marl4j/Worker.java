@@ -88,6 +88,8 @@ final class Worker {
     /** work.lock, which also guards this worker's fields below. */
     final WorkerLock lock;
     private final long spinNanos;
+    /** How long to spin before sleeping, adapted to recent gaps between work; this thread only. */
+    private final SpinBudget spinBudget;
     private final boolean checkLocks;
     /** With checkLocks: locks the bound thread already held at bind(), which the check ignores. */
     private Set<Integer> locksHeldAtBind = Set.of();
@@ -126,6 +128,7 @@ final class Worker {
         this.id = id;
         this.mode = mode;
         this.spinNanos = scheduler.spinNanos;
+        this.spinBudget = new SpinBudget(spinNanos);
         this.checkLocks = scheduler.checkLocks;
         this.rng = 0x9E3779B97F4A7C15L * (id + 2);
         this.work = new Work(scheduler.newPolicy());
@@ -585,8 +588,10 @@ final class Worker {
         if (work.num() > 0) {
             return;
         }
+        long idleSince = 0;
         if (mode == Mode.MULTI_THREADED && spinNanos > 0) {
-            long spinUntil = System.nanoTime() + spinNanos;
+            idleSince = System.nanoTime();
+            long spinUntil = idleSince + spinBudget.nanos();
             if (work.hasDeadlines() && work.nextDeadline() - spinUntil < 0) {
                 spinUntil = work.nextDeadline();
             }
@@ -603,11 +608,15 @@ final class Worker {
             if (stolen != null) {
                 tasksStolen++;
                 work.addTask(stolen);
+                spinBudget.workArrived(System.nanoTime() - idleSince);
                 return;
             }
         }
         while (work.num() == 0 && !(shutdown && numBlockedFibers == 0 && work.numDelayed() == 0)) {
             sleep();
+        }
+        if (idleSince != 0) {
+            spinBudget.workArrived(System.nanoTime() - idleSince);
         }
         restoreInterrupt();
     }
