@@ -74,6 +74,10 @@ public final class Fiber extends Timed {
     /** Written under worker.lock; read by the fiber itself and by policies (under the lock). */
     volatile int priority;
 
+    /** WakeInbox's link, and whether this fiber sits in its worker's inbox of cross-thread wakes. */
+    Fiber inboxNext;
+    volatile boolean inInbox;
+
     /** Links of the worker's intrusive list of suspended fibers (Worker.suspend), guarded by worker.lock. */
     Fiber prevSuspended;
     Fiber nextSuspended;

@@ -2,6 +2,7 @@ package org.marl4j;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.Condition;
 
 /**
@@ -34,8 +35,15 @@ final class Work {
     private final Condition added = lock.newCondition();
     private final SchedulingPolicy policy;
     private final Deadlines deadlines = new Deadlines();
-    /** True while the owner sleeps in sleep(): adders must signal. */
-    private boolean notifyAdded;
+    /** Wakes other threads left for the owner to apply, without the lock (see WakeInbox). */
+    final WakeInbox inbox = new WakeInbox();
+    /**
+     * True while the owner sleeps in sleep(): adders must signal. Volatile for pushers to the inbox,
+     * which read it without the lock after their push (a Dekker pair with sleep()'s inbox check).
+     */
+    private volatile boolean notifyAdded;
+    /** Set by the first inbox pusher that signals a sleep, so the rest do not queue on the lock. */
+    private final AtomicBoolean sleepSignalled = new AtomicBoolean();
     /** Delayed tasks in the deadline heap: the worker does not stop while any is pending. */
     private int numDelayed;
     /** Set once the worker has drained and stopped: adders then pick another worker. */
@@ -184,8 +192,12 @@ final class Work {
      * earliest deadline passes; it may also return spuriously. Called by the owner.
      */
     void sleep() throws InterruptedException {
+        sleepSignalled.set(false);
         notifyAdded = true;
         try {
+            if (!inbox.isEmpty()) {
+                return; // a wake was pushed before notifyAdded was visible to its pusher
+            }
             if (deadlines.isEmpty()) {
                 added.await();
             } else {
@@ -203,6 +215,24 @@ final class Work {
     void wakeOwner() {
         if (notifyAdded) {
             added.signal();
+        }
+    }
+
+    /**
+     * signalIfAsleep() ends the owner's sleep() after a push to the inbox, if it sleeps. Called
+     * without the lock; takes it only when the owner sleeps (the lock is then free), and only the
+     * first pusher per sleep does.
+     */
+    void signalIfAsleep() {
+        if (notifyAdded && sleepSignalled.compareAndSet(false, true)) {
+            lock.lock();
+            try {
+                if (notifyAdded) {
+                    added.signal();
+                }
+            } finally {
+                lock.unlock();
+            }
         }
     }
 

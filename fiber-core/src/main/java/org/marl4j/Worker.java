@@ -116,6 +116,9 @@ final class Worker {
     private long tasksStolen;
     private long spinningNanos;
 
+    /** The thread that runs this worker (its worker thread, or the bound thread): wakes from any other go through work.inbox. */
+    private volatile Thread ownerThread;
+
     // Touched only by this worker's thread.
     /** The fiber running on this worker's thread; the main fiber when the trampoline runs. */
     Fiber current;
@@ -149,6 +152,7 @@ final class Worker {
         }
         main = Fiber.main(this);
         current = main;
+        ownerThread = Thread.currentThread();
         BOUND.set(this);
     }
 
@@ -180,6 +184,7 @@ final class Worker {
 
     /** runThread() is the body of a multi-threaded worker's thread. */
     void runThread() {
+        ownerThread = Thread.currentThread();
         main = Fiber.main(this);
         current = main;
         scheduler.initializeWorkerThread(id);
@@ -256,23 +261,44 @@ final class Worker {
 
     /** wake(fiber) is marl's Worker::enqueue(Fiber*): queues a suspended fiber to resume. */
     void wake(Fiber fiber) {
+        if (Thread.currentThread() != ownerThread) {
+            // Another thread: leave the wake for this worker to apply, without its lock (WakeInbox).
+            if (work.inbox.push(fiber)) {
+                work.signalIfAsleep();
+            }
+            return;
+        }
         lock.lock();
         try {
-            fiber.wakeEpoch++; // under lock: see await()
-            switch (fiber.state) {
-                case RUNNING, QUEUED, IDLE:
-                    return; // running, already woken, or not waiting for anything
-                case WAITING:
-                    work.removeWaiting(fiber);
-                    break;
-                case YIELDED:
-                    break;
-            }
-            fiber.state = Fiber.State.QUEUED;
-            work.addReadyFiber(fiber);
+            wakeLocked(fiber);
         } finally {
             lock.unlock();
         }
+    }
+
+    /** drainInbox() applies the wakes other threads pushed to work.inbox, in arrival order. Called with lock held. */
+    private void drainInbox() {
+        for (Fiber fiber = work.inbox.takeAll(); fiber != null; ) {
+            Fiber next = WakeInbox.next(fiber);
+            wakeLocked(fiber);
+            fiber = next;
+        }
+    }
+
+    /** wakeLocked(fiber) is wake(fiber) with lock held. */
+    private void wakeLocked(Fiber fiber) {
+        fiber.wakeEpoch++; // under lock: see await()
+        switch (fiber.state) {
+            case RUNNING, QUEUED, IDLE:
+                return; // running, already woken, or not waiting for anything
+            case WAITING:
+                work.removeWaiting(fiber);
+                break;
+            case YIELDED:
+                break;
+        }
+        fiber.state = Fiber.State.QUEUED;
+        work.addReadyFiber(fiber);
     }
 
     /** setPriority(fiber, priority) changes a fiber's priority and lets the policy re-order it. */
@@ -526,6 +552,9 @@ final class Worker {
      */
     private boolean runUntilIdle(Fiber self) {
         while (work.num() > 0) {
+            if (!work.inbox.isEmpty()) {
+                drainInbox(); // woken fibers go before further tasks, as when wakers took the lock
+            }
             if (work.hasDeadlines()) {
                 work.expireDeadlines(System.nanoTime()); // a busy worker still honours deadlines
             }
@@ -582,6 +611,9 @@ final class Worker {
      * spins first. Called with lock held; may release it while spinning or sleeping.
      */
     private void waitForWork() {
+        if (!work.inbox.isEmpty()) {
+            drainInbox();
+        }
         if (work.hasDeadlines()) {
             work.expireDeadlines(System.nanoTime());
         }
@@ -611,6 +643,9 @@ final class Worker {
                 spinBudget.workArrived(System.nanoTime() - idleSince);
                 return;
             }
+            if (!work.inbox.isEmpty()) {
+                drainInbox();
+            }
         }
         while (work.num() == 0 && !(shutdown && numBlockedFibers == 0 && work.numDelayed() == 0)) {
             sleep();
@@ -630,6 +665,9 @@ final class Worker {
             // status, restored once the wait is over (restoring it here would fail the next sleep).
             interruptedWhileAsleep |= mode == Mode.SINGLE_THREADED;
         }
+        if (!work.inbox.isEmpty()) {
+            drainInbox();
+        }
         if (work.hasDeadlines()) {
             work.expireDeadlines(System.nanoTime());
         }
@@ -640,7 +678,7 @@ final class Worker {
         do {
             for (int i = 0; i < SPIN_POLLS_PER_STEAL; i++) {
                 Thread.onSpinWait();
-                if (work.numAcquire() > 0) {
+                if (work.numAcquire() > 0 || !work.inbox.isEmpty()) {
                     return null;
                 }
             }
