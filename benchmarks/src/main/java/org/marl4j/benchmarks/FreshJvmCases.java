@@ -78,7 +78,8 @@ final class FreshJvmCases {
                         "cpuNanosPerTask", "ns", "forkJoinPool", true, "≤ 2× ForkJoinPool",
                         quick ? 1 : 3, idle, List.of("latencyAfterIdleNanos")),
                 new Section("Memory at scale: heap bytes per suspended fiber",
-                        "`MemoryBenchmark` in a fresh JVM (-Xmx3g, SerialGC): heap after System.gc() while all wait, minus before,"
+                        "`MemoryBenchmark` in a fresh JVM (-Xmx3g, SerialGC), after 3 warm-up rounds of the same case at 20,000"
+                                + " (so compiled, not interpreted, frames are measured on both sides): heap after System.gc() while all wait, minus before,"
                                 + " / fibers; resumeMillis = from the release until all have finished. Ratio vs the first"
                                 + " virtual-thread case (parked).",
                         "bytesPerFiber", "bytes", "virtualThreads park", true, "≤ 0.5 of a parked virtual thread",

@@ -37,6 +37,8 @@ public final class MemoryBenchmark {
     private static final int GC_ROUNDS = 5;
     /** Settle time after the last fiber announced itself, so it has really suspended. */
     private static final long SETTLE_MILLIS = 300;
+    /** Rounds of the same case at memory.warmupFibers (default 20,000) before the measured one. */
+    private static final int WARMUP_ROUNDS = 3;
 
     private MemoryBenchmark() {}
 
@@ -46,7 +48,20 @@ public final class MemoryBenchmark {
         int workers = marl && args.length > 1 ? Integer.parseInt(args[1]) : 2;
         int countArg = marl ? 2 : 1;
         int fibers = args.length > countArg ? Integer.parseInt(args[countArg]) : FIBERS;
-        long[] result = switch (what) {
+        // Warm-up: run the same case at a smaller count first, so that both marl4j's and the JDK's
+        // wait paths are JIT-compiled when the measured fibers freeze: an interpreted frame is several
+        // times larger than a compiled one, and a cold run measures the interpreter, not the design.
+        int warmup = Integer.getInteger("memory.warmupFibers", 20_000);
+        for (int round = 0; round < WARMUP_ROUNDS && warmup > 0; round++) {
+            run(what, workers, Math.min(warmup, fibers));
+        }
+        long[] result = run(what, workers, fibers);
+        System.out.println("bytesPerFiber=" + result[0]);
+        System.out.println("resumeMillis=" + result[1]);
+    }
+
+    private static long[] run(String what, int workers, int fibers) throws InterruptedException {
+        return switch (what) {
             case "marl4j" -> marl4j(workers, fibers, false);
             case "marl4jAwait" -> marl4j(workers, fibers, true);
             case "virtualThreads" -> virtualThreads(fibers, false);
@@ -54,8 +69,6 @@ public final class MemoryBenchmark {
             default -> throw new IllegalArgumentException("usage: MemoryBenchmark marl4j|marl4jAwait <workers> [fibers]"
                     + " | virtualThreads|virtualThreadsJoin [fibers]");
         };
-        System.out.println("bytesPerFiber=" + result[0]);
-        System.out.println("resumeMillis=" + result[1]);
     }
 
     /** The fibers are enqueued by a bound helper thread, which then blocks (and, with 0 workers, runs them). */

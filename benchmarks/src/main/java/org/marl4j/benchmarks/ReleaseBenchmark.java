@@ -5,6 +5,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 import org.marl4j.Event;
+import org.marl4j.Scheduler;
 import org.marl4j.Task;
 import org.marl4j.WaitGroup;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -15,9 +16,11 @@ import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
@@ -34,22 +37,49 @@ import org.openjdk.jmh.annotations.Warmup;
 public class ReleaseBenchmark {
     static final int FIBERS = 100_000;
 
-    /** One crowd of suspended marl4j fibers per invocation. */
+    /**
+     * One crowd of suspended marl4j fibers per invocation, on its own bound scheduler (JMH rejects a
+     * per-invocation setup that depends on another state's per-iteration one, so this is not
+     * {@link BoundScheduler}).
+     */
     @State(Scope.Thread)
     public static class MarlCrowd {
+        @Param({"0", "1", "2"})
+        public int threads;
+        Scheduler scheduler;
         Event release;
         WaitGroup done;
 
+        @Setup(Level.Trial)
+        public void create() {
+            scheduler = BenchSupport.newScheduler(threads);
+        }
+
+        @Setup(Level.Iteration)
+        public void bind() {
+            scheduler.bind();
+        }
+
+        @TearDown(Level.Iteration)
+        public void unbind() {
+            scheduler.unbind();
+        }
+
+        @TearDown(Level.Trial)
+        public void close() {
+            scheduler.close();
+        }
+
         /** Runs on the bound benchmark thread: with 0 workers its wait runs the fibers up to their wait. */
         @Setup(Level.Invocation)
-        public void suspendAll(BoundScheduler m) {
+        public void suspendAll() {
             release = new Event(Event.Mode.MANUAL);
             done = new WaitGroup(FIBERS);
             WaitGroup started = new WaitGroup(FIBERS);
             Event r = release;
             WaitGroup d = done;
             for (int i = 0; i < FIBERS; i++) {
-                m.scheduler.enqueue(new Task(() -> {
+                scheduler.enqueue(new Task(() -> {
                     started.done();
                     r.await();
                     d.done();
@@ -87,7 +117,7 @@ public class ReleaseBenchmark {
 
     @Benchmark
     @OperationsPerInvocation(FIBERS)
-    public WaitGroup marl4j(BoundScheduler m, MarlCrowd crowd) {
+    public WaitGroup marl4j(MarlCrowd crowd) {
         crowd.release.signal();
         crowd.done.await();
         return crowd.done;
