@@ -49,6 +49,9 @@ public final class HttpBenchmark {
         int warmup = args.length > 2 ? Integer.parseInt(args[2]) : 3;
         int seconds = args.length > 3 ? Integer.parseInt(args[3]) : 5;
         boolean marl = what.equals("marl4j");
+        // The JDK server closes idle keep-alive connections beyond 200 by default; a client with 1,000
+        // connections always has more than 200 between requests. Read once, when the server class loads.
+        System.setProperty("sun.net.httpserver.maxIdleConnections", "4096");
         ExecutorService executor = switch (what) {
             case "marl4j" -> new MarlExecutorService(BenchSupport.newConfig(2));
             case "virtualThreads" -> Executors.newVirtualThreadPerTaskExecutor();

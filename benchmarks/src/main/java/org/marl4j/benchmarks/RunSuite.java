@@ -297,10 +297,11 @@ public final class RunSuite {
             summary.append(String.format(Locale.ROOT, "| Memory per suspended fiber, bytes | %s: %d | virtualThreads: %d | **%s** | %s | below a parked virtual thread | %s |%n",
                     bestCase, bestMarl, vt, ratio((double) bestMarl / vt), perConfigMemory(vt),
                     worstMarl < vt ? "yes" : bestMarl < vt ? "**only with some worker counts**" : "**no**"));
-            details.append("What the bytes are (jcmd GC.class_histogram, 0 and 2 workers, one run): almost all is the"
-                    + " continuation's `jdk.internal.vm.StackChunk` (~775–1,000 bytes per fiber; interpreted frames are larger"
-                    + " than compiled ones, hence run-to-run spread), plus FiberContinuation 48, Fiber 40, Waiter 32 and the"
-                    + " worker-loop lambda 24 bytes.\n\n");
+            details.append("Each case first runs 3 warm-up rounds of 20,000 (MemoryBenchmark), so compiled frames are measured."
+                    + " What the bytes are (jcmd GC.class_histogram, 2 workers, cold run of 100,000): almost all is the"
+                    + " continuation's `jdk.internal.vm.StackChunk` (~1,500 bytes cold, ~490 warm; interpreted frames are several"
+                    + " times larger than compiled ones), plus Fiber 64, FiberContinuation 48, the task's lambda 40, Waiter 32,"
+                    + " Task 24 and the worker-loop lambda 24 bytes.\n\n");
         }
 
         private String perConfigMemory(long vt) {
