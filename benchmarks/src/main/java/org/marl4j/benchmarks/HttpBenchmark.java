@@ -53,7 +53,10 @@ public final class HttpBenchmark {
         // connections always has more than 200 between requests. Read once, when the server class loads.
         System.setProperty("sun.net.httpserver.maxIdleConnections", "4096");
         ExecutorService executor = switch (what) {
-            case "marl4j" -> new MarlExecutorService(BenchSupport.newConfig(2));
+            // -Dhttp.spinMicros=N overrides the workers' spin duration (default: marl's 1 ms), to measure
+            // what spinning costs when the server's other threads need the cores.
+            case "marl4j" -> new MarlExecutorService(BenchSupport.newConfig(2).setSpinDuration(
+                    java.time.Duration.ofNanos(1_000 * Long.getLong("http.spinMicros", 1_000))));
             case "virtualThreads" -> Executors.newVirtualThreadPerTaskExecutor();
             case "fixed200" -> Executors.newFixedThreadPool(200);
             default -> throw new IllegalArgumentException(
