@@ -17,9 +17,14 @@ final class BenchSupport {
 
     /** newScheduler(workers) makes a scheduler with marl's defaults and the given worker count. */
     static Scheduler newScheduler(int workers) {
-        return new Scheduler(new Scheduler.Config()
+        return new Scheduler(newConfig(workers));
+    }
+
+    /** newConfig(workers) is the configuration newScheduler(workers) uses. */
+    static Scheduler.Config newConfig(int workers) {
+        return new Scheduler.Config()
                 .setWorkerThreadCount(workers)
-                .setThreadNamePrefix(WORKER_PREFIX));
+                .setThreadNamePrefix(WORKER_PREFIX);
     }
 
     /** workerId() returns the id of the marl4j worker thread running the caller, or -1. */

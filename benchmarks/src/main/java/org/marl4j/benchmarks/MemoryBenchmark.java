@@ -1,6 +1,7 @@
 package org.marl4j.benchmarks;
 
 import java.lang.management.ManagementFactory;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
@@ -8,13 +9,21 @@ import org.marl4j.Event;
 import org.marl4j.Scheduler;
 import org.marl4j.Task;
 import org.marl4j.WaitGroup;
+import org.marl4j.futures.Futures;
 
 /**
  * MemoryBenchmark measures heap bytes per suspended fiber: 100,000 marl4j fibers blocked on one
  * MANUAL {@link Event}, vs 100,000 virtual threads parked with {@link LockSupport#park()}. Not a
  * JMH benchmark (heap after GC is not a timing): RunSuite runs each case in a fresh JVM, several
- * times. Usage: {@code MemoryBenchmark marl4j <workers>} or {@code MemoryBenchmark virtualThreads};
- * prints {@code bytesPerFiber=<n>}.
+ * times. Usage: {@code MemoryBenchmark marl4j|marl4jAwait <workers> [fibers]} or
+ * {@code MemoryBenchmark virtualThreads|virtualThreadsJoin [fibers]}; prints {@code bytesPerFiber=<n>}
+ * and {@code resumeMillis=<n>} (from the release until every fiber has finished).
+ *
+ * <p>{@code marl4j} fibers wait on one MANUAL {@link Event}; {@code marl4jAwait} fibers are each inside
+ * {@link Futures#await} on their own {@link CompletableFuture}, against virtual threads in
+ * {@code join()} on theirs ({@code virtualThreadsJoin}). The futures are allocated before the
+ * baseline, so only what waiting adds is counted. RunSuite also runs 1,000,000 fibers inside
+ * {@code -Xmx512m} (the burst case): there the point is that it completes.
  *
  * <p>Heap used is read after {@link System#gc()} (several rounds) once before the fibers exist and
  * once while all of them are blocked; the difference divided by the count is the cost of one
@@ -28,94 +37,154 @@ public final class MemoryBenchmark {
     private static final int GC_ROUNDS = 5;
     /** Settle time after the last fiber announced itself, so it has really suspended. */
     private static final long SETTLE_MILLIS = 300;
+    /** Rounds of the same case at memory.warmupFibers (default 20,000) before the measured one. */
+    private static final int WARMUP_ROUNDS = 3;
 
     private MemoryBenchmark() {}
 
     public static void main(String[] args) throws Exception {
         String what = args.length > 0 ? args[0] : "marl4j";
-        long perFiber = switch (what) {
-            case "marl4j" -> marl4j(args.length > 1 ? Integer.parseInt(args[1]) : 2);
-            case "virtualThreads" -> virtualThreads();
-            default -> throw new IllegalArgumentException("usage: MemoryBenchmark marl4j <workers> | virtualThreads");
+        boolean marl = what.startsWith("marl4j");
+        int workers = marl && args.length > 1 ? Integer.parseInt(args[1]) : 2;
+        int countArg = marl ? 2 : 1;
+        int fibers = args.length > countArg ? Integer.parseInt(args[countArg]) : FIBERS;
+        // Warm-up: run the same case at a smaller count first, so that both marl4j's and the JDK's
+        // wait paths are JIT-compiled when the measured fibers freeze: an interpreted frame is several
+        // times larger than a compiled one, and a cold run measures the interpreter, not the design.
+        int warmup = Integer.getInteger("memory.warmupFibers", 20_000);
+        for (int round = 0; round < WARMUP_ROUNDS && warmup > 0; round++) {
+            run(what, workers, Math.min(warmup, fibers));
+        }
+        long[] result = run(what, workers, fibers);
+        System.out.println("bytesPerFiber=" + result[0]);
+        System.out.println("resumeMillis=" + result[1]);
+    }
+
+    private static long[] run(String what, int workers, int fibers) throws InterruptedException {
+        return switch (what) {
+            case "marl4j" -> marl4j(workers, fibers, false);
+            case "marl4jAwait" -> marl4j(workers, fibers, true);
+            case "virtualThreads" -> virtualThreads(fibers, false);
+            case "virtualThreadsJoin" -> virtualThreads(fibers, true);
+            default -> throw new IllegalArgumentException("usage: MemoryBenchmark marl4j|marl4jAwait <workers> [fibers]"
+                    + " | virtualThreads|virtualThreadsJoin [fibers]");
         };
-        System.out.println("bytesPerFiber=" + perFiber);
     }
 
     /** The fibers are enqueued by a bound helper thread, which then blocks (and, with 0 workers, runs them). */
-    static long marl4j(int workers) throws InterruptedException {
+    static long[] marl4j(int workers, int fibers, boolean await) throws InterruptedException {
         try (Scheduler scheduler = BenchSupport.newScheduler(workers)) {
             Event release = new Event(Event.Mode.MANUAL);
+            CompletableFuture<Integer>[] futures = await ? newFutures(fibers) : null;
             AtomicInteger blocked = new AtomicInteger();
-            Runnable body = () -> {
-                blocked.incrementAndGet();
-                release.await();
-            };
             // Load and warm the classes involved, off the measured heap.
             warmUpMarl(scheduler);
             long before = usedHeapAfterGc();
             Thread owner = Thread.ofPlatform().start(() -> {
                 scheduler.bind();
-                WaitGroup done = new WaitGroup(FIBERS);
-                for (int i = 0; i < FIBERS; i++) {
+                WaitGroup done = new WaitGroup(fibers);
+                for (int i = 0; i < fibers; i++) {
+                    int index = i;
                     scheduler.enqueue(new Task(() -> {
-                        body.run();
+                        blocked.incrementAndGet();
+                        if (await) {
+                            Futures.await(futures[index]);
+                        } else {
+                            release.await();
+                        }
                         done.done();
                     }));
                 }
                 done.await();
                 scheduler.unbind();
             });
-            long during = usedHeapWhenBlocked(blocked);
-            release.signal();
+            long during = usedHeapWhenBlocked(blocked, fibers);
+            long start = System.nanoTime();
+            if (await) {
+                for (int i = 0; i < fibers; i++) {
+                    futures[i].complete(i);
+                }
+            } else {
+                release.signal();
+            }
             owner.join();
-            return (during - before) / FIBERS;
+            return new long[] {(during - before) / fibers, (System.nanoTime() - start) / 1_000_000};
         }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static CompletableFuture<Integer>[] newFutures(int n) {
+        CompletableFuture<Integer>[] futures = new CompletableFuture[n];
+        for (int i = 0; i < n; i++) {
+            futures[i] = new CompletableFuture<>();
+        }
+        return futures;
     }
 
     private static void warmUpMarl(Scheduler scheduler) throws InterruptedException {
         Thread t = Thread.ofPlatform().start(() -> {
             scheduler.bind();
             Event go = new Event(Event.Mode.MANUAL);
-            WaitGroup done = new WaitGroup(2);
+            CompletableFuture<Integer> f = new CompletableFuture<>();
+            WaitGroup done = new WaitGroup(3);
             for (int i = 0; i < 2; i++) {
                 scheduler.enqueue(new Task(() -> {
                     go.await();
                     done.done();
                 }));
             }
-            scheduler.enqueue(new Task(go::signal));
+            scheduler.enqueue(new Task(() -> {
+                Futures.await(f);
+                done.done();
+            }));
+            scheduler.enqueue(new Task(() -> {
+                go.signal();
+                f.complete(1);
+            }));
             done.await();
             scheduler.unbind();
         });
         t.join();
     }
 
-    static long virtualThreads() throws InterruptedException {
-        Thread[] threads = new Thread[FIBERS]; // allocated before the baseline: not counted
+    static long[] virtualThreads(int fibers, boolean join) throws InterruptedException {
+        Thread[] threads = new Thread[fibers]; // allocated before the baseline: not counted
+        CompletableFuture<Integer>[] futures = join ? newFutures(fibers) : null;
         AtomicInteger blocked = new AtomicInteger();
         boolean[] released = {false};
-        Runnable body = () -> {
-            blocked.incrementAndGet();
-            while (!isReleased(released)) {
-                LockSupport.park();
-            }
-        };
         Thread.ofVirtual().start(() -> {}).join(); // load and warm the classes involved
         long before = usedHeapAfterGc();
-        for (int i = 0; i < FIBERS; i++) {
-            threads[i] = Thread.ofVirtual().start(body);
+        for (int i = 0; i < fibers; i++) {
+            int index = i;
+            threads[i] = Thread.ofVirtual().start(() -> {
+                blocked.incrementAndGet();
+                if (join) {
+                    futures[index].join();
+                    return;
+                }
+                while (!isReleased(released)) {
+                    LockSupport.park();
+                }
+            });
         }
-        long during = usedHeapWhenBlocked(blocked);
-        synchronized (released) {
-            released[0] = true;
-        }
-        for (Thread t : threads) {
-            LockSupport.unpark(t);
+        long during = usedHeapWhenBlocked(blocked, fibers);
+        long start = System.nanoTime();
+        if (join) {
+            for (int i = 0; i < fibers; i++) {
+                futures[i].complete(i);
+            }
+        } else {
+            synchronized (released) {
+                released[0] = true;
+            }
+            for (Thread t : threads) {
+                LockSupport.unpark(t);
+            }
         }
         for (Thread t : threads) {
             t.join();
         }
-        return (during - before) / FIBERS;
+        return new long[] {(during - before) / fibers, (System.nanoTime() - start) / 1_000_000};
     }
 
     private static boolean isReleased(boolean[] released) {
@@ -124,8 +193,8 @@ public final class MemoryBenchmark {
         }
     }
 
-    private static long usedHeapWhenBlocked(AtomicInteger blocked) throws InterruptedException {
-        while (blocked.get() < FIBERS) {
+    private static long usedHeapWhenBlocked(AtomicInteger blocked, int fibers) throws InterruptedException {
+        while (blocked.get() < fibers) {
             Thread.sleep(10);
         }
         Thread.sleep(SETTLE_MILLIS);

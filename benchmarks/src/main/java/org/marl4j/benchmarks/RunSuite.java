@@ -55,6 +55,8 @@ public final class RunSuite {
                     "≤ 1/2 of two virtual threads (park/unpark)", "virtualThreads", 0.5),
             new Workload("Fan-out/fan-in: 100,000 fibers each blocked on a CompletableFuture, ns/fiber",
                     FanOutBenchmark.class, "", "", null, 0),
+            new Workload("Release: 100,000 suspended fibers signalled at once, until all finish, ns/fiber",
+                    ReleaseBenchmark.class, "", "≤ virtual threads", "virtualThreads", 1.0),
             new Workload("Reactor: Flux.range(0, 1,000,000).publishOn(s), ns/element", ReactorBenchmark.class,
                     "publishOn_", "≤ parallel()", "publishOn_parallel", 1.0),
             new Workload("Reactor: flatMap(fromCallable(call).subscribeOn(s), 256), call waits ~1 ms on a future, ns/call",
@@ -79,10 +81,16 @@ public final class RunSuite {
         Collection<RunResult> results = runJmh(include, quick);
         Map<String, List<Long>> memory = include.equals(".*") || "Memory".matches(include)
                 || include.contains("Memory") ? runMemory() : Map.of();
+        List<FreshJvmCases.Measured> fresh = new ArrayList<>();
+        for (FreshJvmCases.Section section : FreshJvmCases.sections(quick)) {
+            if (FreshJvmCases.selected(include, section)) {
+                fresh.add(FreshJvmCases.run(section));
+            }
+        }
 
         double loadAfter = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
         long minutes = (System.nanoTime() - start) / 60_000_000_000L;
-        String report = new Report(results, memory, quick, loadBefore, loadAfter, minutes).render();
+        String report = new Report(results, memory, fresh, quick, loadBefore, loadAfter, minutes).render();
         Files.writeString(out, report, StandardCharsets.UTF_8);
         System.out.println(report);
         System.out.println("Wrote " + out.toAbsolutePath());
@@ -96,7 +104,11 @@ public final class RunSuite {
             options.warmupIterations(1).measurementIterations(2)
                     .warmupTime(TimeValue.milliseconds(200)).measurementTime(TimeValue.milliseconds(200));
         }
-        return new Runner(options.build()).run();
+        try {
+            return new Runner(options.build()).run();
+        } catch (org.openjdk.jmh.runner.NoBenchmarksException none) {
+            return List.of(); // only fresh-JVM workloads were asked for
+        }
     }
 
     /** Runs MemoryBenchmark in fresh JVMs: key = case, value = bytes per fiber of each run. */
@@ -141,7 +153,8 @@ public final class RunSuite {
     }
 
     /** Report renders RESULTS.md. */
-    private record Report(Collection<RunResult> results, Map<String, List<Long>> memory, boolean quick,
+    private record Report(Collection<RunResult> results, Map<String, List<Long>> memory,
+                          List<FreshJvmCases.Measured> fresh, boolean quick,
                           double loadBefore, double loadAfter, long minutes) {
         String render() {
             StringBuilder md = new StringBuilder();
@@ -157,6 +170,16 @@ public final class RunSuite {
             memorySection(summary, details, losses);
             md.append("## Summary\n\nRatios are of medians, marl4j time / best baseline time: **below 1 means marl4j is faster**"
                     + " (for memory: fewer bytes).\n\n").append(summary).append('\n');
+            if (!fresh.isEmpty()) {
+                StringBuilder freshSummary = new StringBuilder("| workload (fresh JVM per run) | marl4j ratio per case"
+                        + " (vs the section's baseline) | target |\n|---|---|---|\n");
+                StringBuilder freshDetails = new StringBuilder();
+                for (FreshJvmCases.Measured m : fresh) {
+                    FreshJvmCases.render(m, freshSummary, freshDetails);
+                }
+                md.append(freshSummary).append('\n');
+                details.append(freshDetails);
+            }
             md.append("## Where marl4j loses (ratio above 1 against the best baseline of this run)\n\n")
                     .append(losses.isEmpty() ? "Nowhere in this run.\n" : losses)
                     .append("\nProfiles and what would fix each loss in fiber-core: see README.md, \"Where marl4j loses, and why\".\n\n");
@@ -288,10 +311,11 @@ public final class RunSuite {
             summary.append(String.format(Locale.ROOT, "| Memory per suspended fiber, bytes | %s: %d | virtualThreads: %d | **%s** | %s | below a parked virtual thread | %s |%n",
                     bestCase, bestMarl, vt, ratio((double) bestMarl / vt), perConfigMemory(vt),
                     worstMarl < vt ? "yes" : bestMarl < vt ? "**only with some worker counts**" : "**no**"));
-            details.append("What the bytes are (jcmd GC.class_histogram, 0 and 2 workers, one run): almost all is the"
-                    + " continuation's `jdk.internal.vm.StackChunk` (~775–1,000 bytes per fiber; interpreted frames are larger"
-                    + " than compiled ones, hence run-to-run spread), plus FiberContinuation 48, Fiber 40, Waiter 32 and the"
-                    + " worker-loop lambda 24 bytes.\n\n");
+            details.append("Each case first runs 3 warm-up rounds of 20,000 (MemoryBenchmark), so compiled frames are measured."
+                    + " What the bytes are (jcmd GC.class_histogram, 2 workers, cold run of 100,000): almost all is the"
+                    + " continuation's `jdk.internal.vm.StackChunk` (~1,500 bytes cold, ~490 warm; interpreted frames are several"
+                    + " times larger than compiled ones), plus Fiber 64, FiberContinuation 48, the task's lambda 40, Waiter 32,"
+                    + " Task 24 and the worker-loop lambda 24 bytes.\n\n");
         }
 
         private String perConfigMemory(long vt) {

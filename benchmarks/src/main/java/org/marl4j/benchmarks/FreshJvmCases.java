@@ -1,0 +1,207 @@
+package org.marl4j.benchmarks;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * FreshJvmCases runs the workloads that are not JMH timings — plain {@code main}s that print
+ * {@code key=value} lines (end-to-end HTTP, idle cost, memory at scale, the 1,000,000-fiber burst) —
+ * each case in a fresh JVM, several times, and renders their Markdown sections for RESULTS.md with
+ * medians and ratios against the section's baseline case. {@link RunSuite} drives it.
+ */
+final class FreshJvmCases {
+    /** One measured configuration: a main class, its JVM flags and its arguments. */
+    record Case(String label, Class<?> main, List<String> jvmArgs, List<String> args) {}
+
+    /**
+     * A table of cases: {@code key} is the value compared against the first case whose label starts
+     * with {@code baseline}; {@code lowerIsBetter} says which way wins; {@code alsoShow} are further
+     * keys reported as medians.
+     */
+    record Section(String title, String description, String key, String unit, String baseline,
+                   boolean lowerIsBetter, String target, int runs, List<Case> cases, List<String> alsoShow) {}
+
+    /** Outcome of one section: per case, the values of each key over the runs (failures as NaN). */
+    record Measured(Section section, Map<String, Map<String, List<Double>>> values, Map<String, String> failures) {}
+
+    private FreshJvmCases() {}
+
+    private static final String X = BenchSupport.ADD_EXPORTS;
+
+    /** sections(quick) lists the sections; quick shortens the timed ones to a smoke test. */
+    static List<Section> sections(boolean quick) {
+        String warm = quick ? "1" : "3";
+        String secs = quick ? "1" : "5";
+        List<Case> http = new ArrayList<>();
+        for (String conns : List.of("200", "1000")) {
+            for (String what : List.of("marl4j", "virtualThreads", "fixed200")) {
+                http.add(new Case(what + " connections=" + conns, HttpBenchmark.class,
+                        List.of(X, "-Xms1g", "-Xmx1g"), List.of(what, conns, warm, secs)));
+            }
+        }
+        List<Case> idle = List.of(
+                new Case("marl4j workers=2", IdleBenchmark.class, List.of(X), List.of("marl4j", "2", quick ? "1" : "3")),
+                new Case("marl4j workers=1", IdleBenchmark.class, List.of(X), List.of("marl4j", "1", quick ? "1" : "3")),
+                new Case("forkJoinPool threads=2", IdleBenchmark.class, List.of(X), List.of("forkJoinPool", "2", quick ? "1" : "3")));
+        List<String> big = List.of(X, "-Xms3g", "-Xmx3g", "-XX:+UseSerialGC");
+        List<Case> memory = new ArrayList<>();
+        for (String n : List.of("100000", "1000000")) {
+            memory.add(new Case("marl4j Event workers=2 fibers=" + n, MemoryBenchmark.class, big, List.of("marl4j", "2", n)));
+            memory.add(new Case("marl4j Futures.await workers=2 fibers=" + n, MemoryBenchmark.class, big, List.of("marl4jAwait", "2", n)));
+            memory.add(new Case("virtualThreads park fibers=" + n, MemoryBenchmark.class, big, List.of("virtualThreads", n)));
+            memory.add(new Case("virtualThreads join fibers=" + n, MemoryBenchmark.class, big, List.of("virtualThreadsJoin", n)));
+        }
+        List<String> small = List.of(X, "-Xmx512m", "-XX:+UseSerialGC");
+        List<Case> burst = List.of(
+                new Case("marl4j Event workers=2", MemoryBenchmark.class, small, List.of("marl4j", "2", "1000000")),
+                new Case("marl4j Futures.await workers=2", MemoryBenchmark.class, small, List.of("marl4jAwait", "2", "1000000")),
+                new Case("virtualThreads park", MemoryBenchmark.class, small, List.of("virtualThreads", "1000000")));
+        return List.of(
+                new Section("End-to-end: HttpServer, handler awaits a future completed ~1 ms later, requests/s",
+                        "`HttpBenchmark`: JDK HttpServer on 127.0.0.1, keep-alive connections driven by one NIO client thread"
+                                + " in the same JVM; " + warm + " s warm-up, " + secs + " s measured. marl4j = MarlExecutorService"
+                                + " (2 workers) + Futures.await; baselines call join(). Ratio = marl4j / virtual threads at the same"
+                                + " connection count (higher is better).",
+                        "requestsPerSecond", "req/s", "virtualThreads", false, "≥ 1.2× virtual threads, p99 no worse",
+                        quick ? 1 : 3, http, List.of("p50Micros", "p99Micros", "errors")),
+                new Section("Idle cost: 1,000 tiny tasks per second, process CPU ns per task",
+                        "`IdleBenchmark`: one task per ms for 3 s after a 1 s warm-up; process CPU time over the stream / tasks;"
+                                + " latencyAfterIdleNanos = median of 20 single tasks each after 100 ms of idleness.",
+                        "cpuNanosPerTask", "ns", "forkJoinPool", true, "≤ 2× ForkJoinPool",
+                        quick ? 1 : 3, idle, List.of("latencyAfterIdleNanos")),
+                new Section("Memory at scale: heap bytes per suspended fiber",
+                        "`MemoryBenchmark` in a fresh JVM (-Xmx3g, SerialGC), after 3 warm-up rounds of the same case at 20,000"
+                                + " (so compiled, not interpreted, frames are measured on both sides): heap after System.gc() while all wait, minus before,"
+                                + " / fibers; resumeMillis = from the release until all have finished. Ratio vs the first"
+                                + " virtual-thread case (parked).",
+                        "bytesPerFiber", "bytes", "virtualThreads park", true, "≤ 0.5 of a parked virtual thread",
+                        quick ? 1 : 3, memory, List.of("resumeMillis")),
+                new Section("Burst: 1,000,000 suspended fibers inside -Xmx512m",
+                        "`MemoryBenchmark` with -Xmx512m: a case that runs out of memory is reported as failed.",
+                        "resumeMillis", "ms", "virtualThreads", true, "completes (marl4j)",
+                        1, burst, List.of("bytesPerFiber")));
+    }
+
+    /** selected(include, title) is whether bench.include asks for a section's main class. */
+    static boolean selected(String include, Section s) {
+        return include.equals(".*") || s.cases().stream().anyMatch(c -> include.contains(c.main().getSimpleName()
+                .replace("Benchmark", "")));
+    }
+
+    static Measured run(Section s) throws IOException, InterruptedException {
+        Map<String, Map<String, List<Double>>> values = new LinkedHashMap<>();
+        Map<String, String> failures = new LinkedHashMap<>();
+        for (Case c : s.cases()) {
+            Map<String, List<Double>> byKey = new LinkedHashMap<>();
+            for (int i = 0; i < s.runs(); i++) {
+                Map<String, Double> out = runOnce(c, failures);
+                if (out != null) {
+                    out.forEach((k, v) -> byKey.computeIfAbsent(k, x -> new ArrayList<>()).add(v));
+                }
+            }
+            values.put(c.label(), byKey);
+        }
+        return new Measured(s, values, failures);
+    }
+
+    private static Map<String, Double> runOnce(Case c, Map<String, String> failures) throws IOException, InterruptedException {
+        String java = ProcessHandle.current().info().command()
+                .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        List<String> command = new ArrayList<>();
+        command.add(java);
+        command.addAll(c.jvmArgs());
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), c.main().getName()));
+        command.addAll(c.args());
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        Map<String, Double> out = new LinkedHashMap<>();
+        StringBuilder other = new StringBuilder();
+        try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = r.readLine()) != null) {
+                int eq = line.indexOf('=');
+                if (eq > 0 && line.substring(eq + 1).matches("-?[0-9.]+")) {
+                    out.put(line.substring(0, eq), Double.parseDouble(line.substring(eq + 1)));
+                } else {
+                    other.append(line).append('\n');
+                }
+            }
+        }
+        int exit = p.waitFor();
+        System.out.println("[fresh-jvm] " + c.label() + ": exit " + exit + " " + out);
+        if (exit != 0) {
+            String why = other.toString().contains("OutOfMemoryError") ? "OutOfMemoryError" : "exit " + exit;
+            failures.put(c.label(), why);
+            System.out.print(other);
+            return null;
+        }
+        return out;
+    }
+
+    /** render(m) appends the section's detail table to details and its line to summary. */
+    static void render(Measured m, StringBuilder summary, StringBuilder details) {
+        Section s = m.section();
+        details.append("## ").append(s.title()).append("\n\n").append(s.description()).append("\n\n")
+                .append("| case | runs (").append(s.key()).append(") | median | ratio vs ").append(s.baseline());
+        for (String k : s.alsoShow()) {
+            details.append(" | median ").append(k);
+        }
+        details.append(" |\n|---|---|---|---|").append("---|".repeat(s.alsoShow().size())).append('\n');
+        StringBuilder ratios = new StringBuilder();
+        for (Map.Entry<String, Map<String, List<Double>>> e : m.values().entrySet()) {
+            String label = e.getKey();
+            List<Double> runs = e.getValue().getOrDefault(s.key(), List.of());
+            double median = median(runs);
+            double base = baselineFor(m, label);
+            boolean marl = label.startsWith("marl4j");
+            String ratio = marl && base > 0 && !Double.isNaN(median) ? String.format(Locale.ROOT, "%.2f", median / base) : "";
+            String shown = m.failures().containsKey(label) ? "**failed: " + m.failures().get(label) + "**" : num(median);
+            details.append("| ").append(label).append(" | ").append(runs.stream().map(FreshJvmCases::num).toList())
+                    .append(" | ").append(shown).append(" | ").append(ratio);
+            for (String k : s.alsoShow()) {
+                details.append(" | ").append(num(median(e.getValue().getOrDefault(k, List.of()))));
+            }
+            details.append(" |\n");
+            if (marl) {
+                ratios.append(ratios.isEmpty() ? "" : "; ").append(label.replace("marl4j ", "")).append(": ")
+                        .append(m.failures().containsKey(label) ? "failed" : ratio.isEmpty() ? num(median) : ratio);
+            }
+        }
+        details.append('\n');
+        summary.append("| ").append(s.title()).append(" | ").append(ratios).append(" | ").append(s.target()).append(" |\n");
+    }
+
+    /** The baseline a case compares with: the first baseline case with the same "connections=" or "fibers=" suffix, if any. */
+    private static double baselineFor(Measured m, String label) {
+        String suffix = label.contains("=") && (label.contains("connections=") || label.contains("fibers="))
+                ? label.substring(label.lastIndexOf(' ') + 1) : "";
+        for (Map.Entry<String, Map<String, List<Double>>> e : m.values().entrySet()) {
+            if (e.getKey().startsWith(m.section().baseline()) && e.getKey().endsWith(suffix)) {
+                return median(e.getValue().getOrDefault(m.section().key(), List.of()));
+            }
+        }
+        return Double.NaN;
+    }
+
+    private static double median(List<Double> values) {
+        if (values.isEmpty()) {
+            return Double.NaN;
+        }
+        double[] sorted = values.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+        return sorted[sorted.length / 2];
+    }
+
+    private static String num(double v) {
+        if (Double.isNaN(v)) {
+            return "n/a";
+        }
+        return String.format(Locale.ROOT, "%,.0f", v);
+    }
+}

@@ -1,0 +1,136 @@
+package org.marl4j.benchmarks;
+
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+import org.marl4j.Event;
+import org.marl4j.Scheduler;
+import org.marl4j.Task;
+import org.marl4j.WaitGroup;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * Release: 100,000 fibers are already suspended on one MANUAL {@link Event} (set up outside the
+ * measured time); the benchmark signals it and waits until every one has finished. It measures
+ * waking a crowd and running it to completion, against the same crowd of parked virtual threads
+ * released by one flag and 100,000 unparks.
+ */
+@BenchmarkMode(Mode.SingleShotTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 5)
+@Measurement(iterations = 10)
+@Fork(value = 1, jvmArgsAppend = {BenchSupport.ADD_EXPORTS, "-Xms2g", "-Xmx2g"})
+public class ReleaseBenchmark {
+    static final int FIBERS = 100_000;
+
+    /**
+     * One crowd of suspended marl4j fibers per invocation, on its own bound scheduler (JMH rejects a
+     * per-invocation setup that depends on another state's per-iteration one, so this is not
+     * {@link BoundScheduler}).
+     */
+    @State(Scope.Thread)
+    public static class MarlCrowd {
+        @Param({"0", "1", "2"})
+        public int threads;
+        Scheduler scheduler;
+        Event release;
+        WaitGroup done;
+
+        @Setup(Level.Trial)
+        public void create() {
+            scheduler = BenchSupport.newScheduler(threads);
+        }
+
+        @Setup(Level.Iteration)
+        public void bind() {
+            scheduler.bind();
+        }
+
+        @TearDown(Level.Iteration)
+        public void unbind() {
+            scheduler.unbind();
+        }
+
+        @TearDown(Level.Trial)
+        public void close() {
+            scheduler.close();
+        }
+
+        /** Runs on the bound benchmark thread: with 0 workers its wait runs the fibers up to their wait. */
+        @Setup(Level.Invocation)
+        public void suspendAll() {
+            release = new Event(Event.Mode.MANUAL);
+            done = new WaitGroup(FIBERS);
+            WaitGroup started = new WaitGroup(FIBERS);
+            Event r = release;
+            WaitGroup d = done;
+            for (int i = 0; i < FIBERS; i++) {
+                scheduler.enqueue(new Task(() -> {
+                    started.done();
+                    r.await();
+                    d.done();
+                }));
+            }
+            started.await();
+        }
+    }
+
+    /** One crowd of parked virtual threads per invocation. */
+    @State(Scope.Thread)
+    public static class VirtualCrowd {
+        volatile boolean released;
+        Thread[] threads;
+        CountDownLatch done;
+
+        @Setup(Level.Invocation)
+        public void parkAll() throws InterruptedException {
+            released = false;
+            threads = new Thread[FIBERS];
+            done = new CountDownLatch(FIBERS);
+            CountDownLatch started = new CountDownLatch(FIBERS);
+            for (int i = 0; i < FIBERS; i++) {
+                threads[i] = Thread.ofVirtual().start(() -> {
+                    started.countDown();
+                    while (!released) {
+                        LockSupport.park();
+                    }
+                    done.countDown();
+                });
+            }
+            started.await();
+        }
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(FIBERS)
+    public WaitGroup marl4j(MarlCrowd crowd) {
+        crowd.release.signal();
+        crowd.done.await();
+        return crowd.done;
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(FIBERS)
+    public CountDownLatch virtualThreads(VirtualCrowd crowd) throws InterruptedException {
+        crowd.released = true;
+        for (Thread t : crowd.threads) {
+            LockSupport.unpark(t);
+        }
+        crowd.done.await();
+        return crowd.done;
+    }
+}
