@@ -38,6 +38,8 @@ public final class Event {
     // Guarded by lock.
     private boolean signalled;
     private final WaitQueue waiters = new WaitQueue();
+    /** Callbacks registered with {@link #onSignal}; guarded by lock. */
+    private final CallbackQueue callbacks = new CallbackQueue();
     /**
      * Events made by {@link #any} that this event also signals; guarded by lock. Held weakly: an
      * any-event nobody references can never be awaited, so a long-lived source must not keep it
@@ -165,6 +167,7 @@ public final class Event {
     /** signal() raises the signal, waking one waiter (AUTO) or all of them (MANUAL). */
     public void signal() {
         Waiter wake;
+        Registration run;
         lock.lock();
         try {
             if (signalled) {
@@ -176,8 +179,14 @@ public final class Event {
                 if (wake != null) {
                     wake.next = null;
                 }
+                // A woken waiter consumes the signal when it runs; a callback consumes it here.
+                run = wake == null ? callbacks.poll() : null;
+                if (run != null) {
+                    signalled = false;
+                }
             } else {
                 wake = waiters.pollAll();
+                run = callbacks.pollAll();
             }
             // Lock order is always source before dependent: any() only ever adds newer events.
             int live = 0;
@@ -194,6 +203,52 @@ public final class Event {
             lock.unlock();
         }
         WaitQueue.wakeChain(wake);
+        CallbackQueue.runChain(run);
+    }
+
+    /**
+     * onSignal(callback) registers a one-shot callback that runs when this event is signalled, the
+     * callback form of {@link #await()} for code that must not hold a fiber or a thread while it
+     * waits (a coroutine, a reactive pipeline). Like a waiter, the callback consumes the signal of an
+     * {@link Mode#AUTO} event: one signal releases one callback (or one waiting fiber or thread:
+     * those come first, the callbacks in registration order); a {@link Mode#MANUAL} signal releases
+     * them all. If the event is already signalled, the signal is consumed as {@link #test()} does and
+     * the callback runs at once, on the calling thread, before this returns.
+     *
+     * <p>Otherwise the callback runs on the thread that calls {@link #signal()}, after the event's
+     * lock is released, so it must be short and must not block: hand longer work to a scheduler. A
+     * callback that throws is reported to the uncaught-exception handler (the bound scheduler's,
+     * else the thread's); the signal stays delivered. {@link Registration#cancel()} withdraws the
+     * callback and unlinks it at once: a withdrawn callback never runs and never consumed a signal.
+     *
+     * @param callback what to run once the event is signalled
+     * @return the handle that withdraws the callback
+     * @throws NullPointerException if callback is null
+     */
+    public Registration onSignal(Runnable callback) {
+        Objects.requireNonNull(callback, "callback must not be null: onSignal runs it when the event is signalled");
+        lock.lock();
+        try {
+            if (!consume()) {
+                Registration registration = new Registration(lock, callbacks, callback);
+                callbacks.add(registration);
+                return registration;
+            }
+        } finally {
+            lock.unlock();
+        }
+        CallbackQueue.run(callback);
+        return new Registration(lock, null, callback);
+    }
+
+    /** callbackCount() is how many {@link #onSignal} callbacks wait for a signal; for tests. */
+    int callbackCount() {
+        lock.lock();
+        try {
+            return callbacks.size();
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** clear() lowers the signal. */

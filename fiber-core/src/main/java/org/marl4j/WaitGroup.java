@@ -1,6 +1,7 @@
 package org.marl4j;
 
 import java.time.Duration;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -22,6 +23,8 @@ public final class WaitGroup {
     private final ReentrantLock lock = new ReentrantLock();
     /** Guarded by lock. */
     private final WaitQueue waiters = new WaitQueue();
+    /** Callbacks registered with {@link #onZero}; guarded by lock. */
+    private final CallbackQueue callbacks = new CallbackQueue();
 
     /** WaitGroup() creates a wait group with a count of zero. */
     public WaitGroup() {
@@ -82,14 +85,61 @@ public final class WaitGroup {
             return false;
         }
         Waiter first;
+        Registration run;
         lock.lock();
         try {
             first = waiters.pollAll();
+            run = callbacks.pollAll();
         } finally {
             lock.unlock();
         }
         WaitQueue.wakeChain(first);
+        CallbackQueue.runChain(run);
         return true;
+    }
+
+    /**
+     * onZero(callback) registers a one-shot callback that runs when the count reaches zero, the
+     * callback form of {@link #await()} for code that must not hold a fiber or a thread while it
+     * waits (a coroutine, a reactive pipeline). If the count is zero already, the callback runs at
+     * once, on the calling thread, before this returns.
+     *
+     * <p>Otherwise it runs on the thread whose {@link #done()} brings the count to zero, after the
+     * wait group's lock is released, so it must be short and must not block: hand longer work to a
+     * scheduler. A callback that throws is reported to the uncaught-exception handler (the bound
+     * scheduler's, else the thread's). {@link Registration#cancel()} withdraws the callback and
+     * unlinks it at once: a withdrawn callback never runs.
+     *
+     * @param callback what to run once the count is zero
+     * @return the handle that withdraws the callback
+     * @throws NullPointerException if callback is null
+     */
+    public Registration onZero(Runnable callback) {
+        Objects.requireNonNull(callback, "callback must not be null: onZero runs it when the count reaches zero");
+        lock.lock();
+        try {
+            // Checked under lock: a done() that reaches zero after this takes the lock next and
+            // releases the registration; one that reached zero before is seen here.
+            if (count.get() != 0) {
+                Registration registration = new Registration(lock, callbacks, callback);
+                callbacks.add(registration);
+                return registration;
+            }
+        } finally {
+            lock.unlock();
+        }
+        CallbackQueue.run(callback);
+        return new Registration(lock, null, callback);
+    }
+
+    /** callbackCount() is how many {@link #onZero} callbacks wait for zero; for tests. */
+    int callbackCount() {
+        lock.lock();
+        try {
+            return callbacks.size();
+        } finally {
+            lock.unlock();
+        }
     }
 
     /**
