@@ -7,10 +7,10 @@ import org.marl4j.Scheduler
 import org.marl4j.Task
 import org.marl4j.Ticket
 import org.marl4j.WaitGroup
-import java.time.Duration
 import java.util.concurrent.RejectedExecutionException
 import java.util.concurrent.atomic.AtomicReference
 import kotlin.coroutines.ContinuationInterceptor
+import kotlin.coroutines.CoroutineContext
 import kotlin.coroutines.coroutineContext
 import kotlin.coroutines.resume
 
@@ -18,31 +18,44 @@ import kotlin.coroutines.resume
  * Suspends the calling coroutine until this wait group's count is zero, without blocking its
  * thread; returns at once if it already is.
  *
- * The wait itself is made by a helper: a task on the marl4j scheduler the coroutine runs on (its
- * [MarlDispatcher], or the scheduler of the calling worker thread), else a virtual thread. The
- * call is cancellable: a cancelled waiter resumes at once with the [kotlinx.coroutines.CancellationException],
- * and its helper stops waiting within [CANCEL_CHECK_INTERVAL]. `withTimeout` works around it.
+ * No fiber or thread waits: the coroutine registers a one-shot [WaitGroup.onZero] callback that
+ * resumes it (through its dispatcher) from the [WaitGroup.done] that brings the count to zero.
+ * Cancellable: a cancelled waiter resumes at once with the [kotlinx.coroutines.CancellationException]
+ * and withdraws its callback, so it leaves nothing behind on the wait group. `withTimeout` works
+ * around it.
  */
 public suspend fun WaitGroup.awaitSuspending() {
     if (count() == 0) {
         return
     }
-    awaitWithHelper({ timeout -> await(timeout) }, handBack = null)
+    suspendCancellableCoroutine { continuation ->
+        val registration = onZero { continuation.resume(Unit) }
+        continuation.invokeOnCancellation { registration.cancel() }
+    }
 }
 
 /**
  * Suspends the calling coroutine until this event is signalled, without blocking its thread, and
  * then consumes the signal as [Event.await] does (an [Event.Mode.AUTO] event is cleared).
  *
- * The wait is made by a helper, as for [WaitGroup.awaitSuspending]. Cancellable: a cancelled
- * waiter never consumes a signal; if the helper took an AUTO signal in the same instant the waiter
- * was cancelled, it raises the signal again for the next waiter. `withTimeout` works around it.
+ * No fiber or thread waits: the coroutine registers a one-shot [Event.onSignal] callback that
+ * resumes it (through its dispatcher) from the [Event.signal] that releases it; an AUTO signal
+ * releases exactly one waiter. Cancellable: a cancelled waiter withdraws its callback and so never
+ * consumes a signal; if the signal reached its callback in the same instant the waiter was
+ * cancelled, the callback raises the signal again for the next waiter. `withTimeout` works around it.
  */
 public suspend fun Event.awaitSuspending() {
     if (test()) {
         return
     }
-    awaitWithHelper({ timeout -> await(timeout) }, handBack = if (mode() == Event.Mode.AUTO) this::signal else null)
+    val handBack: ((Throwable, Unit, CoroutineContext) -> Unit)? =
+        if (mode() == Event.Mode.AUTO) { _, _, _ -> signal() } else null
+    suspendCancellableCoroutine { continuation ->
+        // resume(value, onCancellation) calls onCancellation instead when the waiter was cancelled
+        // meanwhile (or is cancelled before it runs again): the AUTO signal then goes back.
+        val registration = onSignal { continuation.resume(Unit, handBack) }
+        continuation.invokeOnCancellation { registration.cancel() }
+    }
 }
 
 /**
@@ -70,39 +83,6 @@ public suspend fun Ticket.awaitSuspending() {
             onCall(resume)
         } else {
             startHelper(host) { onCall(resume) }
-        }
-    }
-}
-
-/**
- * How often a helper blocked on a wait group or an event checks whether its waiter was cancelled,
- * so a cancelled waiter's helper is gone within this time. Long enough that thousands of waiters
- * cost a negligible number of wake-ups; short enough that cancellation does not hold up a
- * scheduler's close().
- */
-internal val CANCEL_CHECK_INTERVAL: Duration = Duration.ofMillis(50)
-
-/**
- * Suspends until [wait] (a timed fiber-blocking wait returning whether it succeeded) succeeds on a
- * helper. If the waiter is cancelled just as [wait] succeeds, [handBack] undoes what the wait consumed.
- */
-private suspend fun awaitWithHelper(wait: (Duration) -> Boolean, handBack: (() -> Unit)?) {
-    val host = hostScheduler()
-    suspendCancellableCoroutine { continuation ->
-        val helper = Runnable {
-            while (continuation.isActive) {
-                if (wait(CANCEL_CHECK_INTERVAL)) {
-                    // resume(value, onCancellation) calls onCancellation instead if the waiter was
-                    // cancelled meanwhile: the signal then goes back to the primitive.
-                    continuation.resume(Unit) { _, _, _ -> handBack?.invoke() }
-                    return@Runnable
-                }
-            }
-        }
-        if (host == null) {
-            Thread.ofVirtual().name("marl4j-await").start(helper)
-        } else {
-            startHelper(host, helper)
         }
     }
 }
