@@ -4,6 +4,7 @@ import kotlinx.coroutines.async
 import kotlinx.coroutines.launch
 import kotlinx.coroutines.withContext
 import org.junit.jupiter.api.Assertions.assertEquals
+import org.junit.jupiter.api.Assertions.assertFalse
 import org.junit.jupiter.api.Assertions.assertSame
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.Timeout
@@ -11,6 +12,11 @@ import org.marl4j.Event
 import org.marl4j.ForEachWorkerCount
 import org.marl4j.WaitGroup
 import org.marl4j.futures.Futures
+import org.marl4j.reactive.Publishers
+import reactor.core.publisher.Mono
+import reactor.core.publisher.Sinks
+import java.time.Duration
+import java.util.concurrent.atomic.AtomicBoolean
 import java.util.concurrent.CompletableFuture
 
 /**
@@ -38,6 +44,37 @@ class FiberBlockingInCoroutinesTest {
             val waiter = async { Futures.await(future) }
             launch { future.complete("done") }
             assertEquals("done", waiter.await())
+        }
+    }
+
+    @Test
+    fun publishersAwaitFirstOnASinkSuspendsTheFiberNotTheOnlyWorkerThread() = onScheduler(1) { scheduler ->
+        val sink = Sinks.one<String>()
+        withContext(scheduler.asCoroutineDispatcher()) {
+            val waiter = async { Publishers.awaitFirst(sink.asMono()) to Thread.currentThread() }
+            // The sink is emitted from another coroutine on the same, only, worker thread: if
+            // awaitFirst held that thread, this would never run and the test would hang.
+            val emitter = async { sink.tryEmitValue("first"); Thread.currentThread() }
+            val (value, waiterThread) = waiter.await()
+            assertEquals("first", value)
+            assertSame(waiterThread, emitter.await(), "both ran on the one worker thread")
+        }
+    }
+
+    @Test
+    fun publishersAwaitFirstOnAMonoDelayLetsAnotherCoroutineRun() = onScheduler(1) { scheduler ->
+        val waiterDone = AtomicBoolean()
+        val subscribed = Event(Event.Mode.MANUAL)
+        withContext(scheduler.asCoroutineDispatcher()) {
+            val waiter = async {
+                val tick = Mono.delay(Duration.ofMillis(500)).doOnSubscribe { subscribed.signal() }.map { "tick" }
+                Publishers.awaitFirst(tick).also { waiterDone.set(true) }
+            }
+            // Runs once awaitFirst has subscribed. Had awaitFirst blocked the only worker thread,
+            // this would run only after the waiter finished, and see waiterDone.
+            val other = async { subscribed.awaitSuspending(); waiterDone.get() }
+            assertFalse(other.await(), "another coroutine ran on the one worker thread while awaitFirst waited")
+            assertEquals("tick", waiter.await())
         }
     }
 
