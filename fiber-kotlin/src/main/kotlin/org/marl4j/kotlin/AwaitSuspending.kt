@@ -43,6 +43,11 @@ public suspend fun WaitGroup.awaitSuspending() {
  * releases exactly one waiter. Cancellable: a cancelled waiter withdraws its callback and so never
  * consumes a signal; if the signal reached its callback in the same instant the waiter was
  * cancelled, the callback raises the signal again for the next waiter. `withTimeout` works around it.
+ *
+ * The callback runs on the thread that signals; on a dispatcher that needs no dispatch
+ * ([kotlinx.coroutines.Dispatchers.Unconfined]) the coroutine therefore continues inside that
+ * [Event.signal] call, and a fiber-blocking call it makes before its next suspension holds up the
+ * signaller.
  */
 public suspend fun Event.awaitSuspending() {
     if (test()) {
