@@ -63,6 +63,12 @@ final class Work {
     /** The worker the monitor asked the sleeping owner to steal from, or null. */
     @GuardedBy("lock")
     private Worker stealFrom;
+    /**
+     * Set when an enqueuer woke the sleeping owner to look for work on every worker (Go's wakep):
+     * the owner then holds one count of the scheduler's spinning workers, and gives it back.
+     */
+    @GuardedBy("lock")
+    private boolean stealAny;
     /** Delayed tasks in the deadline heap: the worker does not stop while any is pending. */
     @GuardedBy("lock")
     private int numDelayed;
@@ -108,21 +114,31 @@ final class Work {
         }
     }
 
+    /** tryEnqueue's answer: the lock was contended or the worker has stopped; try another worker. */
+    static final int NOT_ADDED = 0;
+    /** tryEnqueue's answer: added, and the owner was asleep, so it was signalled and will run it. */
+    static final int ADDED_OWNER_WOKEN = 1;
+    /** tryEnqueue's answer: added to an owner that is awake (busy, perhaps blocked in a task, or spinning). */
+    static final int ADDED_OWNER_AWAKE = 2;
+
     /**
-     * tryEnqueue(task) adds a task unless the lock is contended or the worker has stopped; returns
-     * whether it did, so the scheduler moves on to another worker. A policy's exception propagates.
+     * tryEnqueue(task) adds a task unless the lock is contended or the worker has stopped. Returns
+     * {@link #NOT_ADDED}, so the scheduler moves on to another worker, or says whether the owner was
+     * asleep, so the scheduler knows whether to wake another worker that could take it. A policy's
+     * exception propagates.
      */
     @Excludes("lock")
-    boolean tryEnqueue(Task task) {
+    int tryEnqueue(Task task) {
         if (!lock.tryLock()) {
-            return false;
+            return NOT_ADDED;
         }
         try {
             if (stopped) {
-                return false;
+                return NOT_ADDED;
             }
+            boolean asleep = notifyAdded;
             addTask(task);
-            return true;
+            return asleep ? ADDED_OWNER_WOKEN : ADDED_OWNER_AWAKE;
         } finally {
             lock.unlock();
         }
@@ -263,6 +279,28 @@ final class Work {
                 return false;
             }
             stealFrom = victim;
+            added.signal();
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * wakeToSteal() wakes the owner, if it sleeps idle and was not woken so already, to look for a
+     * task on every worker; returns whether it did. Called by an enqueuer that holds one count of
+     * the scheduler's spinning workers, which passes to the owner when this returns true.
+     */
+    @Excludes("lock")
+    boolean wakeToSteal() {
+        if (!lock.tryLock()) {
+            return false;
+        }
+        try {
+            if (!idleAsleep || stealAny) {
+                return false;
+            }
+            stealAny = true;
             added.signal();
             return true;
         } finally {
@@ -419,6 +457,14 @@ final class Work {
         Worker victim = stealFrom;
         stealFrom = null;
         return victim;
+    }
+
+    /** takeStealAny() returns, and clears, whether an enqueuer woke the owner to look for work anywhere. */
+    @GuardedBy("lock")
+    boolean takeStealAny() {
+        boolean any = stealAny;
+        stealAny = false;
+        return any;
     }
 
     /** wakeOwner() ends the owner's sleep(), if it sleeps: for a change outside this class, like shutdown. */

@@ -52,10 +52,14 @@ import java.util.concurrent.locks.Lock;
  * the configured duration, checking {@code num} and trying to steal a task (never a fiber: fibers
  * stay on their worker's thread) from a random worker, then sleeps. A spinning worker advertises
  * itself in the scheduler's spinning-workers ring, which {@link Scheduler#enqueue} prefers. Beyond
- * marl, the scheduler's {@link Monitor} wakes a sleeping worker to steal from a worker that has
- * made no progress for a few milliseconds with tasks queued (a task blocking its thread), as Go's
- * {@code sysmon} retakes a P stuck in a syscall; so whatever the spin duration, no task waits long
- * behind a blocked thread while another worker sleeps.
+ * marl, two things take a task queued behind a busy or blocked worker while another sleeps,
+ * whatever the spin duration. First, as Go's {@code wakep}: an enqueue onto a worker that is awake,
+ * when no worker spins, wakes one sleeping worker to spin (or, with spinning off, to try every
+ * worker once) and steal it. Second, as Go's {@code sysmon} retakes a P stuck in a syscall, the
+ * scheduler's {@link Monitor} sends a sleeping worker to steal from a worker that has made no
+ * progress for a few milliseconds with tasks queued (a task blocking its thread); it covers the
+ * enqueue that raced with a worker going to sleep. Both requests are answered in {@link
+ * #sleepForWork()}, which every idle sleep goes through.
  *
  * <p><b>Shutdown.</b> A worker runs until it is told to shut down and has no tasks, no ready fibers,
  * no blocked fibers and no delayed tasks (which run when due, as after {@code
@@ -579,10 +583,6 @@ final class Worker {
         }
         while (work.num() == 0 && !(work.shutdown && suspended.size() == 0 && work.numDelayed() == 0)) {
             sleepForWork();
-            Worker victim = work.takeStealHint();
-            if (victim != null) {
-                stealFrom(victim);
-            }
         }
         restoreInterrupt();
     }
@@ -603,6 +603,7 @@ final class Worker {
             stolen = spinForWork(spinUntil);
         } finally {
             stats.spinningNanos += System.nanoTime() - spinStart;
+            scheduler.onEndSpinning();
             lock.lock();
             work.setActivity(Work.ACTIVE);
         }
@@ -612,6 +613,22 @@ final class Worker {
             return true;
         }
         return false;
+    }
+
+    /** stealFromAny() takes one task from any other worker, waiting for their locks. Called with lock held. */
+    @GuardedBy("lock")
+    private void stealFromAny() {
+        lock.unlock();
+        Task stolen;
+        try {
+            stolen = scheduler.stealFromAny(this, nextRandom());
+        } finally {
+            lock.lock();
+        }
+        if (stolen != null) {
+            stats.tasksStolen++;
+            work.addTask(stolen);
+        }
     }
 
     /** stealFrom(victim) takes one task from the worker the monitor sent us to. Called with lock held. */
@@ -631,18 +648,45 @@ final class Worker {
     }
 
     /**
-     * sleepForWork() sleeps until work is added, the earliest deadline passes or (an STW draining in
-     * close) the close watch is due, then expires deadlines.
+     * sleepForWork() sleeps until work is added, the earliest deadline passes, another thread sends
+     * it to steal or (an STW draining in close) the close watch is due; then expires deadlines and
+     * steals what it was sent for. Every idle sleep ends here, so a steal request is never left
+     * unanswered: one left set would make the monitor pass this worker over for good.
      */
     @GuardedBy("lock")
     private void sleepForWork() {
+        if (mode == Mode.MULTI_THREADED) {
+            scheduler.onWorkerSleeping();
+        }
         sleep(true, Long.MAX_VALUE);
+        if (mode == Mode.MULTI_THREADED) {
+            scheduler.onWorkerWoke();
+        }
         if (closeWatch != null && closeWatch.due()) {
             lock.unlock(); // the watch dumps every worker's fibers, this one's included
             try {
                 closeWatch.act();
             } finally {
                 lock.lock();
+            }
+        }
+        Worker victim = work.takeStealHint();
+        if (victim != null) {
+            stealFrom(victim);
+        }
+        if (work.takeStealAny()) {
+            // Woken by an enqueuer (wakeIdleWorker) holding one spinning count for us: look for a
+            // task on every worker, then give the count back.
+            try {
+                if (work.num() == 0) {
+                    if (spinNanos > 0) {
+                        spin();
+                    } else {
+                        stealFromAny();
+                    }
+                }
+            } finally {
+                scheduler.onEndSpinning();
             }
         }
     }
