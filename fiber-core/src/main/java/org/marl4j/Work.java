@@ -3,6 +3,7 @@ package org.marl4j;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.Condition;
 
 /**
@@ -54,9 +55,15 @@ final class Work {
     private final SchedulingPolicy policy;
     @GuardedBy("lock")
     private final Deadlines deadlines = new Deadlines();
-    /** True while the owner sleeps in sleep(): adders must signal. */
-    @GuardedBy("lock")
-    private boolean notifyAdded;
+    /** Fibers other threads woke, not yet taken by the owner ({@link #drainInbox()}). */
+    final WakeInbox inbox = new WakeInbox();
+    /**
+     * True while the owner sleeps in sleep(): adders must signal. Written under the lock; volatile
+     * for a pusher onto the inbox, which reads it without the lock (see {@link #signalIfAsleep()}).
+     */
+    private volatile boolean notifyAdded;
+    /** Set by the one inbox pusher that signals the owner's current sleep; cleared as each sleep begins. */
+    private final AtomicBoolean sleepSignalled = new AtomicBoolean();
     /** True while the owner sleeps in sleep(true), idle: the monitor may send it to steal. */
     @GuardedBy("lock")
     private boolean idleAsleep;
@@ -181,17 +188,81 @@ final class Work {
         }
     }
 
-    /** wake(fiber) is marl's Worker::enqueue(Fiber*): queues a suspended fiber to resume. */
+    /**
+     * wake(fiber) is marl's Worker::enqueue(Fiber*): queues a suspended fiber to resume. From
+     * another thread it only pushes the fiber onto the inbox (no lock: the owner holds it across
+     * fiber switches, so a waker would often wait for it) and signals a sleeping owner; the owner
+     * performs the wake when it drains the inbox, which it does before it could sleep. On the
+     * owner's thread the lock is free and uncontended, and it wakes the fiber at once.
+     */
     @Excludes("lock")
     void wake(Fiber fiber) {
+        if (Thread.currentThread() != fiber.worker.ownerThread) {
+            if (inbox.push(fiber)) {
+                signalIfAsleep();
+            }
+            return;
+        }
         lock.lock();
         try {
-            fiber.wakeEpoch++; // under lock: see Worker.await()
-            if (fiber.state == Fiber.State.YIELDED || fiber.state == Fiber.State.WAITING) {
-                addReadyFiber(fiber);
-            } // RUNNING, QUEUED, IDLE: running, already woken, or not waiting for anything
+            wakeLocked(fiber);
         } finally {
             lock.unlock();
+        }
+    }
+
+    /**
+     * signalIfAsleep() wakes the owner if it sleeps, for a fiber just pushed onto the inbox; only the
+     * first pusher of a sleep takes the lock to signal. The pusher's push and its read of
+     * notifyAdded, and the owner's write of notifyAdded and its check of the inbox in sleep(), are
+     * each ordered by volatile accesses, so either the owner sees the fiber or the pusher signals.
+     */
+    @Excludes("lock")
+    void signalIfAsleep() {
+        if (notifyAdded && sleepSignalled.compareAndSet(false, true)) {
+            lock.lock();
+            try {
+                added.signal();
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
+    /** wakeLocked(fiber) bumps the wake epoch and queues the fiber if it is suspended. */
+    @GuardedBy("lock")
+    private void wakeLocked(Fiber fiber) {
+        fiber.wakeEpoch++; // under lock: see Worker.await()
+        if (fiber.state == Fiber.State.YIELDED || fiber.state == Fiber.State.WAITING) {
+            addReadyFiber(fiber);
+        } // RUNNING, QUEUED, IDLE: running, already woken, or not waiting for anything
+    }
+
+    /**
+     * drainInbox() performs, in the order they were pushed, the wakes other threads left in the
+     * inbox: exactly what wake() does under the lock. The owner calls it before each turn of its
+     * loop and before and after each sleep, so no pushed fiber waits for it to find other work. If
+     * a policy throws, the fibers not yet woken go back into the inbox.
+     */
+    @GuardedBy("lock")
+    void drainInbox() {
+        if (inbox.isEmpty()) {
+            return;
+        }
+        Fiber fiber = inbox.takeAll();
+        while (fiber != null) {
+            Fiber next = WakeInbox.taken(fiber);
+            try {
+                wakeLocked(fiber);
+            } catch (Throwable t) {
+                for (Fiber rest = next; rest != null; ) {
+                    Fiber after = WakeInbox.taken(rest);
+                    inbox.push(rest);
+                    rest = after;
+                }
+                throw t;
+            }
+            fiber = next;
         }
     }
 
@@ -427,12 +498,16 @@ final class Work {
      */
     @GuardedBy("lock")
     void sleep(boolean idle, long maxNanos) throws InterruptedException {
-        notifyAdded = true;
+        sleepSignalled.set(false);
+        notifyAdded = true; // before the inbox check below: see signalIfAsleep()
         idleAsleep = idle;
         if (idle) {
             setActivity(IDLE);
         }
         try {
+            if (!inbox.isEmpty()) {
+                return; // a fiber was woken meanwhile: the caller drains the inbox
+            }
             long nanos = maxNanos;
             if (!deadlines.isEmpty()) {
                 nanos = Math.min(nanos, deadlines.nextDeadline() - System.nanoTime());

@@ -48,6 +48,19 @@ import java.util.concurrent.locks.Lock;
  * a wait (the lock check, cancellation) runs before the waiter can be notified, so a refused wait
  * never swallows a notification meant for another waiter.
  *
+ * <p><b>Wakes from other threads</b> take no worker lock: {@link Work#wake} pushes the fiber onto
+ * the worker's {@link WakeInbox} and signals the owner only if it sleeps. The owner performs the
+ * wake itself (epoch bump, fiber made ready) under its lock when it drains the inbox: at each turn
+ * of its loop, before it waits for work, after a fruitless spin and after every sleep; a spin ends
+ * and {@link Work#sleep} returns at once while the inbox is not empty. The argument above still
+ * holds with the inbox in between: the waiter, checking the epoch on its own thread, either sees the
+ * bump of a drain that came first or suspends, and then the wake is still in the inbox, where the
+ * same thread finds it before it next sleeps or runs another fiber; the push and the owner's
+ * "I sleep" flag are ordered by volatile accesses (see {@link Work#signalIfAsleep}), so a sleeping
+ * owner is always signalled. Waiter's {@code notified} flag is set before the push, so a waiter
+ * that misses it is suspended by the time the drain readies it. On the owner's own thread a wake
+ * takes the (then free) lock and acts at once.
+ *
  * <p><b>Spinning and stealing</b> (marl's {@code spinForWork}). An MTW out of work first spins for
  * the configured duration, checking {@code num} and trying to steal a task (never a fiber: fibers
  * stay on their worker's thread) from a random worker, then sleeps. A spinning worker advertises
@@ -105,6 +118,15 @@ final class Worker {
     final boolean forBlockingCall;
     final WorkerStats stats = new WorkerStats();
     private final long spinNanos;
+    /** How long this worker spins before sleeping, at most spinNanos: see {@link SpinBudget}. Owner only. */
+    private final SpinBudget spinBudget;
+    /**
+     * The thread that runs this worker's loop, once it runs: a wake() from any other thread goes
+     * through the {@link WakeInbox}. Set by that thread before it takes the lock for the first time.
+     */
+    volatile Thread ownerThread;
+    /** The body of every continuation fiber, made once: a new fiber runs the loop as {@link #current}. */
+    private final Runnable fiberBody = () -> runFiber(this.current);
     private final boolean checkLocks;
     /** With checkLocks: locks the bound thread already held at bind(), which the check ignores. */
     private Set<Integer> locksHeldAtBind = Set.of();
@@ -143,6 +165,7 @@ final class Worker {
         this.mode = mode;
         this.forBlockingCall = forBlockingCall;
         this.spinNanos = scheduler.spinNanos;
+        this.spinBudget = new SpinBudget(spinNanos);
         this.checkLocks = scheduler.checkLocks;
         this.rng = 0x9E3779B97F4A7C15L * (id + 2);
         this.work = new Work(scheduler.newPolicy());
@@ -164,6 +187,7 @@ final class Worker {
         main = Fiber.main(this);
         current = main;
         thread = Thread.currentThread();
+        ownerThread = thread;
         work.setActivity(Work.ACTIVE);
         BOUND.set(this);
     }
@@ -204,6 +228,7 @@ final class Worker {
      * with work queued.
      */
     private void runThread() {
+        ownerThread = Thread.currentThread();
         main = Fiber.main(this);
         current = main;
         scheduler.initializeWorkerThread(id);
@@ -472,8 +497,7 @@ final class Worker {
         next = idleFibers.pollFirst();
         if (next == null) {
             next = Fiber.create(this, (int) ++stats.fibersCreated);
-            Fiber fiber = next;
-            next.continuation = new FiberContinuation(() -> runFiber(fiber));
+            next.continuation = new FiberContinuation(fiberBody); // runs as current, which the trampoline sets
         } else if (next == main) {
             return main; // an STW's main fiber went idle in runUntilIdle: it runs the loop again
         }
@@ -506,7 +530,11 @@ final class Worker {
      */
     @GuardedBy("lock")
     private boolean runUntilIdle(Fiber self) {
-        while (work.num() > 0) {
+        while (true) {
+            work.drainInbox(); // fibers woken from other threads take their turn among the rest
+            if (work.num() == 0) {
+                break;
+            }
             if (work.hasDeadlines()) {
                 work.expireDeadlines(System.nanoTime()); // a busy worker still honours deadlines
             }
@@ -572,6 +600,7 @@ final class Worker {
      */
     @GuardedBy("lock")
     private void waitForWork() {
+        work.drainInbox();
         if (work.hasDeadlines()) {
             work.expireDeadlines(System.nanoTime());
         }
@@ -584,13 +613,23 @@ final class Worker {
         while (work.num() == 0 && !(work.shutdown && suspended.size() == 0 && work.numDelayed() == 0)) {
             sleepForWork();
         }
+        if (work.num() > 0) {
+            spinBudget.workFound(System.nanoTime()); // the idle gap a fruitless spin began ends here
+        } else {
+            spinBudget.abandon();
+        }
         restoreInterrupt();
     }
 
-    /** spin() spins for work, stealing; returns true if it found some. Called with lock held. */
+    /**
+     * spin() spins for work, stealing, for this worker's {@link SpinBudget}; returns true if it
+     * found some. Called with lock held.
+     */
     @GuardedBy("lock")
     private boolean spin() {
-        long spinUntil = System.nanoTime() + spinNanos;
+        long spinStart = System.nanoTime();
+        spinBudget.spinStarted(spinStart);
+        long spinUntil = spinStart + spinBudget.nanos();
         if (work.hasDeadlines() && work.nextDeadline() - spinUntil < 0) {
             spinUntil = work.nextDeadline();
         }
@@ -598,11 +637,12 @@ final class Worker {
         work.setActivity(Work.SPINNING);
         lock.unlock();
         Task stolen;
-        long spinStart = System.nanoTime();
+        long spinEnd = spinStart;
         try {
             stolen = spinForWork(spinUntil);
         } finally {
-            stats.spinningNanos += System.nanoTime() - spinStart;
+            spinEnd = System.nanoTime();
+            stats.spinningNanos += spinEnd - spinStart;
             scheduler.onEndSpinning();
             lock.lock();
             work.setActivity(Work.ACTIVE);
@@ -610,6 +650,10 @@ final class Worker {
         if (stolen != null) {
             stats.tasksStolen++;
             work.addTask(stolen);
+        }
+        work.drainInbox();
+        if (work.num() > 0) {
+            spinBudget.workFound(spinEnd);
             return true;
         }
         return false;
@@ -705,6 +749,7 @@ final class Worker {
             // status, restored once the wait is over (restoring it here would fail the next sleep).
             interruptedWhileAsleep |= mode == Mode.SINGLE_THREADED;
         }
+        work.drainInbox(); // a pinned wait (PinnedWait) sees its fiber QUEUED only once this ran
         if (idle) {
             scheduler.onWorkerAwake();
         }
@@ -719,7 +764,7 @@ final class Worker {
         do {
             for (int i = 0; i < SPIN_POLLS_PER_STEAL; i++) {
                 Thread.onSpinWait();
-                if (work.numAcquire() > 0) {
+                if (work.numAcquire() > 0 || !work.inbox.isEmpty()) {
                     return null;
                 }
             }
