@@ -92,8 +92,11 @@ class MonitorTest {
                 .findFirst().orElseThrow(() -> new AssertionError("no event for the blocking task: " + events));
         assertTrue(event.getString("workerStack").contains("blockOn"), event.getString("workerStack"));
         // A suspended fiber does not hold its thread: never reported in its sleep. (No count is
-        // asserted: on a loaded machine a descheduled worker may look held for 20 ms too.)
-        assertTrue(events.stream().noneMatch(e -> e.getString("workerStack").contains("Fiber.sleep")), events.toString());
+        // asserted: on a loaded machine a descheduled worker may look held for 20 ms too.) JFR's own
+        // work for the FiberSuspend event (its class's registration on first use, the stack walk of
+        // the commit) runs on the fiber before it yields or after it resumes, so it may: skip it.
+        assertTrue(events.stream().map(e -> e.getString("workerStack"))
+                .noneMatch(stack -> stack.contains("Fiber.sleep") && !stack.contains("FiberSuspendEvent")), events.toString());
         assertTrue(event.getDuration("heldFor").compareTo(Duration.ofMillis(20)) >= 0, event.toString());
         assertTrue(event.getString("workerThread").startsWith(config.getThreadNamePrefix()), event.toString());
     }
