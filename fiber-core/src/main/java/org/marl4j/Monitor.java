@@ -125,8 +125,9 @@ final class Monitor {
             }
             anyAwake = true;
             // Active with no progress since the last sample: stalled in one task for a while.
-            if (work.numAcquire() > 0) {
-                sendThieves(workers[i], work.numAcquire());
+            int queued = work.queued();
+            if (queued > 0) {
+                sendThieves(workers[i], queued);
             }
             if (now - progressSince[i] >= blockingThresholdNanos && reportedProgress[i] != progress) {
                 reportedProgress[i] = progress;

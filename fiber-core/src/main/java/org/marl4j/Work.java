@@ -58,6 +58,16 @@ final class Work {
     /** Fibers other threads woke, not yet taken by the owner ({@link #drainInbox()}). */
     final WakeInbox inbox = new WakeInbox();
     /**
+     * Tasks enqueued by {@link #tryEnqueue} without the lock, not yet in the policy. Used only with
+     * a built-in policy, which never throws: a custom policy's {@code enqueued} runs in the
+     * enqueuer's call, under the lock, so its exception still reaches the enqueuer.
+     */
+    final TaskInbox taskInbox = new TaskInbox();
+    private final boolean lockFreeEnqueue;
+    /** Tasks taken from taskInbox that a throwing policy did not accept yet: they go first next time. */
+    @GuardedBy("lock")
+    private TaskInbox.Node pendingTasks;
+    /**
      * True while the owner sleeps in sleep(): adders must signal. Written under the lock; volatile
      * for a pusher onto the inbox, which reads it without the lock (see {@link #signalIfAsleep()}).
      */
@@ -102,6 +112,7 @@ final class Work {
 
     Work(SchedulingPolicy policy) {
         this.policy = policy;
+        this.lockFreeEnqueue = policy instanceof FifoPolicy || policy instanceof PriorityPolicy;
         setActivity(IDLE); // until its thread runs: a worker not started yet has not stalled
     }
 
@@ -136,6 +147,16 @@ final class Work {
      */
     @Excludes("lock")
     int tryEnqueue(Task task) {
+        if (lockFreeEnqueue) {
+            if (!taskInbox.push(task)) {
+                return NOT_ADDED; // closed: the worker has stopped
+            }
+            if (notifyAdded) { // read after the push: see signalIfAsleep()
+                signalIfAsleep();
+                return ADDED_OWNER_WOKEN;
+            }
+            return ADDED_OWNER_AWAKE;
+        }
         if (!lock.tryLock()) {
             return NOT_ADDED;
         }
@@ -212,6 +233,51 @@ final class Work {
     }
 
     /**
+     * drainTasks() moves the tasks of the task inbox into the policy, in push order. If the policy
+     * throws, the tasks it has not taken stay first in line for the next drain.
+     */
+    @GuardedBy("lock")
+    private void drainTasks() {
+        TaskInbox.Node node = pendingTasks;
+        pendingTasks = null;
+        if (node == null) {
+            if (taskInbox.isEmpty()) {
+                return;
+            }
+            node = taskInbox.takeAll();
+        }
+        while (node != null) {
+            try {
+                addTask(node.task);
+            } catch (Throwable t) {
+                pendingTasks = node;
+                throw t;
+            }
+            node = node.next;
+        }
+    }
+
+    /**
+     * closeTaskInbox() closes the task inbox if nothing waits in it, so enqueuers move on to another
+     * worker; returns false if a task arrived since the owner last drained (it must run first).
+     * Called by the owner once it has drained for good.
+     */
+    @GuardedBy("lock")
+    boolean closeTaskInbox() {
+        return pendingTasks == null && taskInbox.close();
+    }
+
+    /** queued() estimates, without the lock, how many tasks and ready fibers wait: the policy's, and one for a non-empty inbox. */
+    int queued() {
+        return numAcquire() + (taskInbox.isEmpty() ? 0 : 1);
+    }
+
+    /** hasArrivals() is true, without the lock, when a task or ready fiber waits in the policy or an inbox. */
+    boolean hasArrivals() {
+        return numAcquire() > 0 || !taskInbox.isEmpty() || !inbox.isEmpty();
+    }
+
+    /**
      * signalIfAsleep() wakes the owner if it sleeps, for a fiber just pushed onto the inbox; only the
      * first pusher of a sleep takes the lock to signal. The pusher's push and its read of
      * notifyAdded, and the owner's write of notifyAdded and its check of the inbox in sleep(), are
@@ -246,6 +312,7 @@ final class Work {
      */
     @GuardedBy("lock")
     void drainInbox() {
+        drainTasks();
         if (inbox.isEmpty()) {
             return;
         }
@@ -295,7 +362,7 @@ final class Work {
     /** steal() takes a task for a spinning thief, or returns null. Skips a contended lock. */
     @Excludes("lock")
     Task steal() {
-        if (numAcquire() == 0 || !lock.tryLock()) {
+        if ((numAcquire() == 0 && taskInbox.isEmpty()) || !lock.tryLock()) {
             return null;
         }
         try {
@@ -311,7 +378,7 @@ final class Work {
      */
     @Excludes("lock")
     Task stealWaiting() {
-        if (numAcquire() == 0) {
+        if (numAcquire() == 0 && taskInbox.isEmpty()) {
             return null;
         }
         lock.lock();
@@ -328,6 +395,7 @@ final class Work {
         if (stopped) {
             return null;
         }
+        drainTasks(); // the policy sees every task before any is stolen
         Task task = policy.steal();
         if (task != null) {
             assert !task.is(Task.Flag.SAME_THREAD) : "policy " + policy + " gave away a SAME_THREAD task";
@@ -505,8 +573,8 @@ final class Work {
             setActivity(IDLE);
         }
         try {
-            if (!inbox.isEmpty()) {
-                return; // a fiber was woken meanwhile: the caller drains the inbox
+            if (!inbox.isEmpty() || !taskInbox.isEmpty() || pendingTasks != null) {
+                return; // a fiber was woken or a task enqueued meanwhile: the caller drains the inboxes
             }
             long nanos = maxNanos;
             if (!deadlines.isEmpty()) {

@@ -514,12 +514,14 @@ final class Worker {
     /** Runs the worker loop on self until the worker has drained, or self retires (returns early). */
     @GuardedBy("lock")
     private void runUntilShutdown(Fiber self) {
-        while (!work.shutdown || work.num() > 0 || suspended.size() > 0 || work.numDelayed() > 0) {
-            waitForWork();
-            if (runUntilIdle(self)) {
-                return;
+        do {
+            while (!work.shutdown || work.num() > 0 || suspended.size() > 0 || work.numDelayed() > 0) {
+                waitForWork();
+                if (runUntilIdle(self)) {
+                    return;
+                }
             }
-        }
+        } while (!work.closeTaskInbox()); // a task pushed since the last drain runs before the worker stops
         drained = true;
     }
 
@@ -764,7 +766,7 @@ final class Worker {
         do {
             for (int i = 0; i < SPIN_POLLS_PER_STEAL; i++) {
                 Thread.onSpinWait();
-                if (work.numAcquire() > 0 || !work.inbox.isEmpty()) {
+                if (work.hasArrivals()) {
                     return null;
                 }
             }

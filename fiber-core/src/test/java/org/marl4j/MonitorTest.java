@@ -66,6 +66,16 @@ class MonitorTest {
     void aTaskHoldingItsThread_isCounted_andRecordedInJfrWithItsStack(int workers) throws Exception {
         Scheduler.Config config = TestSchedulers.config(workers).setBlockingTaskThreshold(Duration.ofMillis(20));
         Path file = dir.resolve("blocking-" + workers + ".jfr");
+        // Load the suspend path's classes (the FiberSuspend event's among them) before recording: their
+        // first use holds the thread inside Fiber.sleep, which a loaded machine stretches past 20 ms.
+        TestSchedulers.withScheduler(1, warm -> {
+            WaitGroup slept = new WaitGroup(1);
+            warm.enqueue(new Task(() -> {
+                Fiber.sleep(Duration.ofMillis(1));
+                slept.done();
+            }));
+            slept.await();
+        });
         try (Recording recording = new Recording()) {
             recording.enable("org.marl4j.TaskBlocking");
             recording.start();

@@ -11,6 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -30,30 +31,44 @@ class StrandedTaskTest {
         Set<Thread> ranOn = ConcurrentHashMap.newKeySet();
         CountDownLatch blocking = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
+        AtomicReference<Thread> blocked = new AtomicReference<>();
         try (Scheduler scheduler = new Scheduler(config)) {
-            Worker victim = scheduler.worker(0);
-            // Placed on worker 0 directly, so every other worker is still in its first sleep.
-            victim.work.enqueue(new Task(() -> {
+            Worker first = scheduler.worker(0);
+            // Placed on worker 0 directly, so every other worker is still in its first sleep. (The
+            // monitor may yet hand it to another worker, if worker 0's thread is slow to start.)
+            first.work.enqueue(new Task(() -> {
+                blocked.set(Thread.currentThread());
                 blocking.countDown();
                 try {
                     release.await(LONG.toMillis(), TimeUnit.MILLISECONDS); // holds the thread, not the fiber
                 } catch (InterruptedException e) {
                     throw new AssertionError(e);
                 }
-            }), victim);
+            }), first);
             assertTrue(blocking.await(LONG.toMillis(), TimeUnit.MILLISECONDS));
+            Worker victim = null;
+            for (int i = 0; i < workers; i++) {
+                if (scheduler.worker(i).thread() == blocked.get()) {
+                    victim = scheduler.worker(i);
+                }
+            }
             for (int i = 0; i < queued; i++) {
-                victim.work.enqueue(new Task(() -> {
+                Task task = new Task(() -> {
                     ranOn.add(Thread.currentThread());
                     ran.incrementAndGet();
-                }), victim);
+                });
+                if (i % 2 == 0) {
+                    victim.work.enqueue(task, victim); // into the policy, under the lock
+                } else {
+                    assertTrue(victim.work.tryEnqueue(task) != Work.NOT_ADDED); // the lock-free inbox
+                }
             }
             try {
                 await().atMost(LONG).until(() -> ran.get() == queued);
             } finally {
                 release.countDown();
             }
-            assertTrue(!ranOn.contains(victim.thread()), "ran on the blocked thread: " + ranOn);
+            assertTrue(!ranOn.contains(blocked.get()), "ran on the blocked thread: " + ranOn);
         }
         assertEquals(queued, ran.get());
         errors.assertNone();
