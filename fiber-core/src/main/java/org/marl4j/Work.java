@@ -18,8 +18,17 @@ import java.util.concurrent.locks.Condition;
  * in the policy, written under the lock and read without it by a spinning owner, thieves and the
  * monitor.
  *
- * <p>Signalling: the owner sleeps on {@code added} only inside {@link #sleep(boolean)}, and adders
- * signal it only then ({@code notifyAdded}), so a busy or spinning owner costs adders no signal.
+ * <p>Inboxes: with a built-in policy, a task enqueued from another thread goes onto the lock-free
+ * {@link TaskInbox}, and a fiber woken from another thread onto the {@link WakeInbox}; whoever holds
+ * the lock next (the owner at each turn of its loop and around each sleep, or a thief before it
+ * steals) moves them into the policy in one batch ({@link #drainInbox()}), so the policy still sees
+ * every task and fiber, in push order. {@code num} counts only what the policy holds; readers
+ * without the lock add the inboxes ({@link #queued()}, {@link #hasArrivals()}).
+ *
+ * <p>Signalling: the owner sleeps on {@code added} only inside {@link #sleep(boolean, long)}, and
+ * adders signal it only then ({@code notifyAdded}), so a busy or spinning owner costs adders no
+ * signal. An inbox pusher reads {@code notifyAdded} after its push, and the owner checks the inboxes
+ * after setting it, so one of them sees the other ({@link #signalIfAsleep()}).
  *
  * <p>Lock discipline: methods marked {@link Excludes} take the lock themselves (other threads call
  * them); methods marked {@link GuardedBy} are called with it held. User code runs under the lock in
