@@ -112,6 +112,10 @@ public final class Fiber extends Timed {
     Fiber prevSuspended;
     @GuardedBy("worker.lock")
     Fiber nextSuspended;
+    /** The next fiber in its worker's {@link WakeInbox}; written by the pushing thread before it publishes. */
+    Fiber inboxNext;
+    /** True from a wake() that pushed this fiber onto its worker's inbox until the owner takes it off. */
+    volatile boolean inInbox;
     /** Set while this fiber is pinned: blocking its worker's thread in a wait with its continuation mounted. */
     @GuardedBy("worker.lock")
     boolean pinned;

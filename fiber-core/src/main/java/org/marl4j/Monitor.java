@@ -23,6 +23,10 @@ import java.util.concurrent.locks.LockSupport;
  * ({@link Work#sendToSteal}); a thief takes one task and, once out of work again, sleeps or spins
  * and is sent again if the worker is still stalled. So a queued task waits at most about two
  * check periods behind a blocked worker while another worker is idle, whatever the spin duration.
+ * The thief answers in {@code Worker.sleepForWork}, through which every idle sleep goes, including
+ * a new worker's first one (a request left unanswered there once made the monitor pass that worker
+ * over for good). The enqueue-time wake ({@code Scheduler.wakeIdleWorker}) usually takes such a
+ * task first; the monitor is the net for an enqueue that raced with a worker going to sleep.
  * Ready fibers and SAME_THREAD tasks cannot move: they stay with their worker's thread.
  *
  * <p><b>Blocking tasks.</b> A worker stalled for longer than the configured threshold is reported
@@ -121,8 +125,9 @@ final class Monitor {
             }
             anyAwake = true;
             // Active with no progress since the last sample: stalled in one task for a while.
-            if (work.numAcquire() > 0) {
-                sendThieves(workers[i], work.numAcquire());
+            int queued = work.queued();
+            if (queued > 0) {
+                sendThieves(workers[i], queued);
             }
             if (now - progressSince[i] >= blockingThresholdNanos && reportedProgress[i] != progress) {
                 reportedProgress[i] = progress;

@@ -63,6 +63,11 @@ public final class Scheduler implements AutoCloseable {
     private final AtomicIntegerArray spinningWorkers = new AtomicIntegerArray(SPINNING_WORKER_SLOTS);
     private final AtomicInteger nextSpinningWorkerIdx = new AtomicInteger();
     private final AtomicInteger nextEnqueueIdx = new AtomicInteger();
+    /** Worker threads spinning for work, or woken by wakeIdleWorker() to look for it (Go's nmspinning). */
+    private final AtomicInteger numSpinning = new AtomicInteger();
+    /** Worker threads asleep for want of work (Go's npidle). */
+    private final AtomicInteger numIdle = new AtomicInteger();
+    private final AtomicInteger nextWakeIdx = new AtomicInteger();
     private final AtomicInteger liveWorkers;
     /** Watches the worker threads for stalls; null without worker threads. */
     private final Monitor monitor;
@@ -342,7 +347,11 @@ public final class Scheduler implements AutoCloseable {
             if (idx < 0) {
                 idx = (nextEnqueueIdx.getAndIncrement() & Integer.MAX_VALUE) % count;
             }
-            if (workers[idx].work.tryEnqueue(task)) {
+            int added = workers[idx].work.tryEnqueue(task);
+            if (added != Work.NOT_ADDED) {
+                if (added == Work.ADDED_OWNER_AWAKE) {
+                    wakeIdleWorker(); // its owner may be busy for long, even blocked: let an idle worker take it
+                }
                 return;
             }
             if (liveWorkers.get() == 0) {
@@ -605,13 +614,74 @@ public final class Scheduler implements AutoCloseable {
     // ---------------------------------------------------------------- called by workers
 
     void onBeginSpinning(int workerId) {
+        numSpinning.incrementAndGet();
         spinningWorkers.set(nextSpinningWorkerIdx.getAndIncrement() & (SPINNING_WORKER_SLOTS - 1), workerId);
+    }
+
+    /** onEndSpinning() ends a spin, or gives back the count a worker woken by wakeIdleWorker() held. */
+    void onEndSpinning() {
+        numSpinning.decrementAndGet();
+    }
+
+    /**
+     * wakeIdleWorker() is Go's wakep: called after a task was queued on a worker that is awake (so
+     * busy, perhaps for long), it wakes one sleeping worker to look for work on every worker, unless
+     * some worker already spins or none sleeps. At most one such wake is in flight while nobody
+     * spins, so a burst of enqueues wakes workers one at a time rather than all at once.
+     */
+    private void wakeIdleWorker() {
+        if (numIdle.get() == 0 || numSpinning.get() != 0 || !numSpinning.compareAndSet(0, 1)) {
+            return;
+        }
+        int count = workers.length;
+        int start = (nextWakeIdx.getAndIncrement() & Integer.MAX_VALUE) % count;
+        for (int i = 0; i < count; i++) {
+            Work work = workers[(start + i) % count].work;
+            if (work.activity() == Work.IDLE && work.wakeToSteal()) {
+                return; // the woken worker now holds the spinning count
+            }
+        }
+        numSpinning.decrementAndGet();
+    }
+
+    /**
+     * stealFromAny(thief, random) takes a task from the first other worker, starting at a random
+     * one, that has a stealable task, waiting for each worker's lock: for a worker woken to steal
+     * with spinning off. The thief holds no lock.
+     */
+    Task stealFromAny(Worker thief, long random) {
+        int count = workers.length;
+        int start = (int) ((random & Long.MAX_VALUE) % count);
+        for (int i = 0; i < count; i++) {
+            Worker victim = workers[(start + i) % count];
+            if (victim != thief) {
+                Task task = victim.work.stealWaiting();
+                if (task != null) {
+                    return task;
+                }
+            }
+        }
+        return null;
+    }
+
+    /** onWorkerSleeping() and onWorkerWoke() bracket a worker thread's idle sleep. */
+    void onWorkerSleeping() {
+        numIdle.incrementAndGet();
+    }
+
+    void onWorkerWoke() {
+        numIdle.decrementAndGet();
     }
 
     /** steal(thief, random) tries to take a task from one randomly chosen other worker. */
     Task steal(Worker thief, long random) {
         Worker victim = workers[(int) ((random & Long.MAX_VALUE) % workers.length)];
         return victim == thief ? null : victim.work.steal();
+    }
+
+    /** worker(i) is worker thread i's worker: for tests that must place a task on a given worker. */
+    Worker worker(int i) {
+        return workers[i];
     }
 
     void onWorkerStopped() {
@@ -749,7 +819,8 @@ public final class Scheduler implements AutoCloseable {
 
         /**
          * setSpinDuration(duration) sets how long an idle worker thread spins, looking for and
-         * stealing work, before it sleeps (marl: 1 ms). Zero disables spinning and stealing.
+         * stealing work, before it sleeps (marl: 1 ms). Zero disables spinning; a sleeping worker
+         * still wakes to take a task queued behind a busy or blocked worker.
          *
          * @param duration the spin time; zero turns spinning off
          * @return this config

@@ -3,6 +3,7 @@ package org.marl4j;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.Condition;
 
 /**
@@ -17,8 +18,17 @@ import java.util.concurrent.locks.Condition;
  * in the policy, written under the lock and read without it by a spinning owner, thieves and the
  * monitor.
  *
- * <p>Signalling: the owner sleeps on {@code added} only inside {@link #sleep(boolean)}, and adders
- * signal it only then ({@code notifyAdded}), so a busy or spinning owner costs adders no signal.
+ * <p>Inboxes: with a built-in policy, a task enqueued from another thread goes onto the lock-free
+ * {@link TaskInbox}, and a fiber woken from another thread onto the {@link WakeInbox}; whoever holds
+ * the lock next (the owner at each turn of its loop and around each sleep, or a thief before it
+ * steals) moves them into the policy in one batch ({@link #drainInbox()}), so the policy still sees
+ * every task and fiber, in push order. {@code num} counts only what the policy holds; readers
+ * without the lock add the inboxes ({@link #queued()}, {@link #hasArrivals()}).
+ *
+ * <p>Signalling: the owner sleeps on {@code added} only inside {@link #sleep(boolean, long)}, and
+ * adders signal it only then ({@code notifyAdded}), so a busy or spinning owner costs adders no
+ * signal. An inbox pusher reads {@code notifyAdded} after its push, and the owner checks the inboxes
+ * after setting it, so one of them sees the other ({@link #signalIfAsleep()}).
  *
  * <p>Lock discipline: methods marked {@link Excludes} take the lock themselves (other threads call
  * them); methods marked {@link GuardedBy} are called with it held. User code runs under the lock in
@@ -54,15 +64,37 @@ final class Work {
     private final SchedulingPolicy policy;
     @GuardedBy("lock")
     private final Deadlines deadlines = new Deadlines();
-    /** True while the owner sleeps in sleep(): adders must signal. */
+    /** Fibers other threads woke, not yet taken by the owner ({@link #drainInbox()}). */
+    final WakeInbox inbox = new WakeInbox();
+    /**
+     * Tasks enqueued by {@link #tryEnqueue} without the lock, not yet in the policy. Used only with
+     * a built-in policy, which never throws: a custom policy's {@code enqueued} runs in the
+     * enqueuer's call, under the lock, so its exception still reaches the enqueuer.
+     */
+    final TaskInbox taskInbox = new TaskInbox();
+    private final boolean lockFreeEnqueue;
+    /** Tasks taken from taskInbox that a throwing policy did not accept yet: they go first next time. */
     @GuardedBy("lock")
-    private boolean notifyAdded;
+    private TaskInbox.Node pendingTasks;
+    /**
+     * True while the owner sleeps in sleep(): adders must signal. Written under the lock; volatile
+     * for a pusher onto the inbox, which reads it without the lock (see {@link #signalIfAsleep()}).
+     */
+    private volatile boolean notifyAdded;
+    /** Set by the one inbox pusher that signals the owner's current sleep; cleared as each sleep begins. */
+    private final AtomicBoolean sleepSignalled = new AtomicBoolean();
     /** True while the owner sleeps in sleep(true), idle: the monitor may send it to steal. */
     @GuardedBy("lock")
     private boolean idleAsleep;
     /** The worker the monitor asked the sleeping owner to steal from, or null. */
     @GuardedBy("lock")
     private Worker stealFrom;
+    /**
+     * Set when an enqueuer woke the sleeping owner to look for work on every worker (Go's wakep):
+     * the owner then holds one count of the scheduler's spinning workers, and gives it back.
+     */
+    @GuardedBy("lock")
+    private boolean stealAny;
     /** Delayed tasks in the deadline heap: the worker does not stop while any is pending. */
     @GuardedBy("lock")
     private int numDelayed;
@@ -89,6 +121,7 @@ final class Work {
 
     Work(SchedulingPolicy policy) {
         this.policy = policy;
+        this.lockFreeEnqueue = policy instanceof FifoPolicy || policy instanceof PriorityPolicy;
         setActivity(IDLE); // until its thread runs: a worker not started yet has not stalled
     }
 
@@ -108,21 +141,41 @@ final class Work {
         }
     }
 
+    /** tryEnqueue's answer: the lock was contended or the worker has stopped; try another worker. */
+    static final int NOT_ADDED = 0;
+    /** tryEnqueue's answer: added, and the owner was asleep, so it was signalled and will run it. */
+    static final int ADDED_OWNER_WOKEN = 1;
+    /** tryEnqueue's answer: added to an owner that is awake (busy, perhaps blocked in a task, or spinning). */
+    static final int ADDED_OWNER_AWAKE = 2;
+
     /**
-     * tryEnqueue(task) adds a task unless the lock is contended or the worker has stopped; returns
-     * whether it did, so the scheduler moves on to another worker. A policy's exception propagates.
+     * tryEnqueue(task) adds a task unless the lock is contended or the worker has stopped. Returns
+     * {@link #NOT_ADDED}, so the scheduler moves on to another worker, or says whether the owner was
+     * asleep, so the scheduler knows whether to wake another worker that could take it. A policy's
+     * exception propagates.
      */
     @Excludes("lock")
-    boolean tryEnqueue(Task task) {
+    int tryEnqueue(Task task) {
+        if (lockFreeEnqueue) {
+            if (!taskInbox.push(task)) {
+                return NOT_ADDED; // closed: the worker has stopped
+            }
+            if (notifyAdded) { // read after the push: see signalIfAsleep()
+                signalIfAsleep();
+                return ADDED_OWNER_WOKEN;
+            }
+            return ADDED_OWNER_AWAKE;
+        }
         if (!lock.tryLock()) {
-            return false;
+            return NOT_ADDED;
         }
         try {
             if (stopped) {
-                return false;
+                return NOT_ADDED;
             }
+            boolean asleep = notifyAdded;
             addTask(task);
-            return true;
+            return asleep ? ADDED_OWNER_WOKEN : ADDED_OWNER_AWAKE;
         } finally {
             lock.unlock();
         }
@@ -165,17 +218,127 @@ final class Work {
         }
     }
 
-    /** wake(fiber) is marl's Worker::enqueue(Fiber*): queues a suspended fiber to resume. */
+    /**
+     * wake(fiber) is marl's Worker::enqueue(Fiber*): queues a suspended fiber to resume. From
+     * another thread it only pushes the fiber onto the inbox (no lock: the owner holds it across
+     * fiber switches, so a waker would often wait for it) and signals a sleeping owner; the owner
+     * performs the wake when it drains the inbox, which it does before it could sleep. On the
+     * owner's thread the lock is free and uncontended, and it wakes the fiber at once.
+     */
     @Excludes("lock")
     void wake(Fiber fiber) {
+        if (Thread.currentThread() != fiber.worker.ownerThread) {
+            if (inbox.push(fiber)) {
+                signalIfAsleep();
+            }
+            return;
+        }
         lock.lock();
         try {
-            fiber.wakeEpoch++; // under lock: see Worker.await()
-            if (fiber.state == Fiber.State.YIELDED || fiber.state == Fiber.State.WAITING) {
-                addReadyFiber(fiber);
-            } // RUNNING, QUEUED, IDLE: running, already woken, or not waiting for anything
+            wakeLocked(fiber);
         } finally {
             lock.unlock();
+        }
+    }
+
+    /**
+     * drainTasks() moves the tasks of the task inbox into the policy, in push order. If the policy
+     * throws, the tasks it has not taken stay first in line for the next drain.
+     */
+    @GuardedBy("lock")
+    private void drainTasks() {
+        TaskInbox.Node node = pendingTasks;
+        pendingTasks = null;
+        if (node == null) {
+            if (taskInbox.isEmpty()) {
+                return;
+            }
+            node = taskInbox.takeAll();
+        }
+        while (node != null) {
+            try {
+                addTask(node.task);
+            } catch (Throwable t) {
+                pendingTasks = node;
+                throw t;
+            }
+            node = node.next;
+        }
+    }
+
+    /**
+     * closeTaskInbox() closes the task inbox if nothing waits in it, so enqueuers move on to another
+     * worker; returns false if a task arrived since the owner last drained (it must run first).
+     * Called by the owner once it has drained for good.
+     */
+    @GuardedBy("lock")
+    boolean closeTaskInbox() {
+        return pendingTasks == null && taskInbox.close();
+    }
+
+    /** queued() estimates, without the lock, how many tasks and ready fibers wait: the policy's, and one for a non-empty inbox. */
+    int queued() {
+        return numAcquire() + (taskInbox.isEmpty() ? 0 : 1);
+    }
+
+    /** hasArrivals() is true, without the lock, when a task or ready fiber waits in the policy or an inbox. */
+    boolean hasArrivals() {
+        return numAcquire() > 0 || !taskInbox.isEmpty() || !inbox.isEmpty();
+    }
+
+    /**
+     * signalIfAsleep() wakes the owner if it sleeps, for a fiber just pushed onto the inbox; only the
+     * first pusher of a sleep takes the lock to signal. The pusher's push and its read of
+     * notifyAdded, and the owner's write of notifyAdded and its check of the inbox in sleep(), are
+     * each ordered by volatile accesses, so either the owner sees the fiber or the pusher signals.
+     */
+    @Excludes("lock")
+    void signalIfAsleep() {
+        if (notifyAdded && sleepSignalled.compareAndSet(false, true)) {
+            lock.lock();
+            try {
+                added.signal();
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
+    /** wakeLocked(fiber) bumps the wake epoch and queues the fiber if it is suspended. */
+    @GuardedBy("lock")
+    private void wakeLocked(Fiber fiber) {
+        fiber.wakeEpoch++; // under lock: see Worker.await()
+        if (fiber.state == Fiber.State.YIELDED || fiber.state == Fiber.State.WAITING) {
+            addReadyFiber(fiber);
+        } // RUNNING, QUEUED, IDLE: running, already woken, or not waiting for anything
+    }
+
+    /**
+     * drainInbox() performs, in the order they were pushed, the wakes other threads left in the
+     * inbox: exactly what wake() does under the lock. The owner calls it before each turn of its
+     * loop and before and after each sleep, so no pushed fiber waits for it to find other work. If
+     * a policy throws, the fibers not yet woken go back into the inbox.
+     */
+    @GuardedBy("lock")
+    void drainInbox() {
+        drainTasks();
+        if (inbox.isEmpty()) {
+            return;
+        }
+        Fiber fiber = inbox.takeAll();
+        while (fiber != null) {
+            Fiber next = WakeInbox.taken(fiber);
+            try {
+                wakeLocked(fiber);
+            } catch (Throwable t) {
+                for (Fiber rest = next; rest != null; ) {
+                    Fiber after = WakeInbox.taken(rest);
+                    inbox.push(rest);
+                    rest = after;
+                }
+                throw t;
+            }
+            fiber = next;
         }
     }
 
@@ -208,7 +371,7 @@ final class Work {
     /** steal() takes a task for a spinning thief, or returns null. Skips a contended lock. */
     @Excludes("lock")
     Task steal() {
-        if (numAcquire() == 0 || !lock.tryLock()) {
+        if ((numAcquire() == 0 && taskInbox.isEmpty()) || !lock.tryLock()) {
             return null;
         }
         try {
@@ -224,7 +387,7 @@ final class Work {
      */
     @Excludes("lock")
     Task stealWaiting() {
-        if (numAcquire() == 0) {
+        if (numAcquire() == 0 && taskInbox.isEmpty()) {
             return null;
         }
         lock.lock();
@@ -241,6 +404,7 @@ final class Work {
         if (stopped) {
             return null;
         }
+        drainTasks(); // the policy sees every task before any is stolen
         Task task = policy.steal();
         if (task != null) {
             assert !task.is(Task.Flag.SAME_THREAD) : "policy " + policy + " gave away a SAME_THREAD task";
@@ -263,6 +427,28 @@ final class Work {
                 return false;
             }
             stealFrom = victim;
+            added.signal();
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * wakeToSteal() wakes the owner, if it sleeps idle and was not woken so already, to look for a
+     * task on every worker; returns whether it did. Called by an enqueuer that holds one count of
+     * the scheduler's spinning workers, which passes to the owner when this returns true.
+     */
+    @Excludes("lock")
+    boolean wakeToSteal() {
+        if (!lock.tryLock()) {
+            return false;
+        }
+        try {
+            if (!idleAsleep || stealAny) {
+                return false;
+            }
+            stealAny = true;
             added.signal();
             return true;
         } finally {
@@ -389,12 +575,16 @@ final class Work {
      */
     @GuardedBy("lock")
     void sleep(boolean idle, long maxNanos) throws InterruptedException {
-        notifyAdded = true;
+        sleepSignalled.set(false);
+        notifyAdded = true; // before the inbox check below: see signalIfAsleep()
         idleAsleep = idle;
         if (idle) {
             setActivity(IDLE);
         }
         try {
+            if (!inbox.isEmpty() || !taskInbox.isEmpty() || pendingTasks != null) {
+                return; // a fiber was woken or a task enqueued meanwhile: the caller drains the inboxes
+            }
             long nanos = maxNanos;
             if (!deadlines.isEmpty()) {
                 nanos = Math.min(nanos, deadlines.nextDeadline() - System.nanoTime());
@@ -419,6 +609,14 @@ final class Work {
         Worker victim = stealFrom;
         stealFrom = null;
         return victim;
+    }
+
+    /** takeStealAny() returns, and clears, whether an enqueuer woke the owner to look for work anywhere. */
+    @GuardedBy("lock")
+    boolean takeStealAny() {
+        boolean any = stealAny;
+        stealAny = false;
+        return any;
     }
 
     /** wakeOwner() ends the owner's sleep(), if it sleeps: for a change outside this class, like shutdown. */

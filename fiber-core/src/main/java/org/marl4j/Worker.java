@@ -48,14 +48,31 @@ import java.util.concurrent.locks.Lock;
  * a wait (the lock check, cancellation) runs before the waiter can be notified, so a refused wait
  * never swallows a notification meant for another waiter.
  *
+ * <p><b>Wakes from other threads</b> take no worker lock: {@link Work#wake} pushes the fiber onto
+ * the worker's {@link WakeInbox} and signals the owner only if it sleeps. The owner performs the
+ * wake itself (epoch bump, fiber made ready) under its lock when it drains the inbox: at each turn
+ * of its loop, before it waits for work, after a fruitless spin and after every sleep; a spin ends
+ * and {@link Work#sleep} returns at once while the inbox is not empty. The argument above still
+ * holds with the inbox in between: the waiter, checking the epoch on its own thread, either sees the
+ * bump of a drain that came first or suspends, and then the wake is still in the inbox, where the
+ * same thread finds it before it next sleeps or runs another fiber; the push and the owner's
+ * "I sleep" flag are ordered by volatile accesses (see {@link Work#signalIfAsleep}), so a sleeping
+ * owner is always signalled. Waiter's {@code notified} flag is set before the push, so a waiter
+ * that misses it is suspended by the time the drain readies it. On the owner's own thread a wake
+ * takes the (then free) lock and acts at once.
+ *
  * <p><b>Spinning and stealing</b> (marl's {@code spinForWork}). An MTW out of work first spins for
  * the configured duration, checking {@code num} and trying to steal a task (never a fiber: fibers
  * stay on their worker's thread) from a random worker, then sleeps. A spinning worker advertises
  * itself in the scheduler's spinning-workers ring, which {@link Scheduler#enqueue} prefers. Beyond
- * marl, the scheduler's {@link Monitor} wakes a sleeping worker to steal from a worker that has
- * made no progress for a few milliseconds with tasks queued (a task blocking its thread), as Go's
- * {@code sysmon} retakes a P stuck in a syscall; so whatever the spin duration, no task waits long
- * behind a blocked thread while another worker sleeps.
+ * marl, two things take a task queued behind a busy or blocked worker while another sleeps,
+ * whatever the spin duration. First, as Go's {@code wakep}: an enqueue onto a worker that is awake,
+ * when no worker spins, wakes one sleeping worker to spin (or, with spinning off, to try every
+ * worker once) and steal it. Second, as Go's {@code sysmon} retakes a P stuck in a syscall, the
+ * scheduler's {@link Monitor} sends a sleeping worker to steal from a worker that has made no
+ * progress for a few milliseconds with tasks queued (a task blocking its thread); it covers the
+ * enqueue that raced with a worker going to sleep. Both requests are answered in {@link
+ * #sleepForWork()}, which every idle sleep goes through.
  *
  * <p><b>Shutdown.</b> A worker runs until it is told to shut down and has no tasks, no ready fibers,
  * no blocked fibers and no delayed tasks (which run when due, as after {@code
@@ -101,6 +118,15 @@ final class Worker {
     final boolean forBlockingCall;
     final WorkerStats stats = new WorkerStats();
     private final long spinNanos;
+    /** How long this worker spins before sleeping, at most spinNanos: see {@link SpinBudget}. Owner only. */
+    private final SpinBudget spinBudget;
+    /**
+     * The thread that runs this worker's loop, once it runs: a wake() from any other thread goes
+     * through the {@link WakeInbox}. Set by that thread before it takes the lock for the first time.
+     */
+    volatile Thread ownerThread;
+    /** The body of every continuation fiber, made once: a new fiber runs the loop as {@link #current}. */
+    private final Runnable fiberBody = () -> runFiber(this.current);
     private final boolean checkLocks;
     /** With checkLocks: locks the bound thread already held at bind(), which the check ignores. */
     private Set<Integer> locksHeldAtBind = Set.of();
@@ -139,6 +165,7 @@ final class Worker {
         this.mode = mode;
         this.forBlockingCall = forBlockingCall;
         this.spinNanos = scheduler.spinNanos;
+        this.spinBudget = new SpinBudget(spinNanos);
         this.checkLocks = scheduler.checkLocks;
         this.rng = 0x9E3779B97F4A7C15L * (id + 2);
         this.work = new Work(scheduler.newPolicy());
@@ -160,6 +187,7 @@ final class Worker {
         main = Fiber.main(this);
         current = main;
         thread = Thread.currentThread();
+        ownerThread = thread;
         work.setActivity(Work.ACTIVE);
         BOUND.set(this);
     }
@@ -200,6 +228,7 @@ final class Worker {
      * with work queued.
      */
     private void runThread() {
+        ownerThread = Thread.currentThread();
         main = Fiber.main(this);
         current = main;
         scheduler.initializeWorkerThread(id);
@@ -468,8 +497,7 @@ final class Worker {
         next = idleFibers.pollFirst();
         if (next == null) {
             next = Fiber.create(this, (int) ++stats.fibersCreated);
-            Fiber fiber = next;
-            next.continuation = new FiberContinuation(() -> runFiber(fiber));
+            next.continuation = new FiberContinuation(fiberBody); // runs as current, which the trampoline sets
         } else if (next == main) {
             return main; // an STW's main fiber went idle in runUntilIdle: it runs the loop again
         }
@@ -486,12 +514,14 @@ final class Worker {
     /** Runs the worker loop on self until the worker has drained, or self retires (returns early). */
     @GuardedBy("lock")
     private void runUntilShutdown(Fiber self) {
-        while (!work.shutdown || work.num() > 0 || suspended.size() > 0 || work.numDelayed() > 0) {
-            waitForWork();
-            if (runUntilIdle(self)) {
-                return;
+        do {
+            while (!work.shutdown || work.num() > 0 || suspended.size() > 0 || work.numDelayed() > 0) {
+                waitForWork();
+                if (runUntilIdle(self)) {
+                    return;
+                }
             }
-        }
+        } while (!work.closeTaskInbox()); // a task pushed since the last drain runs before the worker stops
         drained = true;
     }
 
@@ -502,7 +532,11 @@ final class Worker {
      */
     @GuardedBy("lock")
     private boolean runUntilIdle(Fiber self) {
-        while (work.num() > 0) {
+        while (true) {
+            work.drainInbox(); // fibers woken from other threads take their turn among the rest
+            if (work.num() == 0) {
+                break;
+            }
             if (work.hasDeadlines()) {
                 work.expireDeadlines(System.nanoTime()); // a busy worker still honours deadlines
             }
@@ -568,6 +602,7 @@ final class Worker {
      */
     @GuardedBy("lock")
     private void waitForWork() {
+        work.drainInbox();
         if (work.hasDeadlines()) {
             work.expireDeadlines(System.nanoTime());
         }
@@ -579,18 +614,24 @@ final class Worker {
         }
         while (work.num() == 0 && !(work.shutdown && suspended.size() == 0 && work.numDelayed() == 0)) {
             sleepForWork();
-            Worker victim = work.takeStealHint();
-            if (victim != null) {
-                stealFrom(victim);
-            }
+        }
+        if (work.num() > 0) {
+            spinBudget.workFound(System.nanoTime()); // the idle gap a fruitless spin began ends here
+        } else {
+            spinBudget.abandon();
         }
         restoreInterrupt();
     }
 
-    /** spin() spins for work, stealing; returns true if it found some. Called with lock held. */
+    /**
+     * spin() spins for work, stealing, for this worker's {@link SpinBudget}; returns true if it
+     * found some. Called with lock held.
+     */
     @GuardedBy("lock")
     private boolean spin() {
-        long spinUntil = System.nanoTime() + spinNanos;
+        long spinStart = System.nanoTime();
+        spinBudget.spinStarted(spinStart);
+        long spinUntil = spinStart + spinBudget.nanos();
         if (work.hasDeadlines() && work.nextDeadline() - spinUntil < 0) {
             spinUntil = work.nextDeadline();
         }
@@ -598,20 +639,42 @@ final class Worker {
         work.setActivity(Work.SPINNING);
         lock.unlock();
         Task stolen;
-        long spinStart = System.nanoTime();
+        long spinEnd = spinStart;
         try {
             stolen = spinForWork(spinUntil);
         } finally {
-            stats.spinningNanos += System.nanoTime() - spinStart;
+            spinEnd = System.nanoTime();
+            stats.spinningNanos += spinEnd - spinStart;
+            scheduler.onEndSpinning();
             lock.lock();
             work.setActivity(Work.ACTIVE);
         }
         if (stolen != null) {
             stats.tasksStolen++;
             work.addTask(stolen);
+        }
+        work.drainInbox();
+        if (work.num() > 0) {
+            spinBudget.workFound(spinEnd);
             return true;
         }
         return false;
+    }
+
+    /** stealFromAny() takes one task from any other worker, waiting for their locks. Called with lock held. */
+    @GuardedBy("lock")
+    private void stealFromAny() {
+        lock.unlock();
+        Task stolen;
+        try {
+            stolen = scheduler.stealFromAny(this, nextRandom());
+        } finally {
+            lock.lock();
+        }
+        if (stolen != null) {
+            stats.tasksStolen++;
+            work.addTask(stolen);
+        }
     }
 
     /** stealFrom(victim) takes one task from the worker the monitor sent us to. Called with lock held. */
@@ -631,18 +694,45 @@ final class Worker {
     }
 
     /**
-     * sleepForWork() sleeps until work is added, the earliest deadline passes or (an STW draining in
-     * close) the close watch is due, then expires deadlines.
+     * sleepForWork() sleeps until work is added, the earliest deadline passes, another thread sends
+     * it to steal or (an STW draining in close) the close watch is due; then expires deadlines and
+     * steals what it was sent for. Every idle sleep ends here, so a steal request is never left
+     * unanswered: one left set would make the monitor pass this worker over for good.
      */
     @GuardedBy("lock")
     private void sleepForWork() {
+        if (mode == Mode.MULTI_THREADED) {
+            scheduler.onWorkerSleeping();
+        }
         sleep(true, Long.MAX_VALUE);
+        if (mode == Mode.MULTI_THREADED) {
+            scheduler.onWorkerWoke();
+        }
         if (closeWatch != null && closeWatch.due()) {
             lock.unlock(); // the watch dumps every worker's fibers, this one's included
             try {
                 closeWatch.act();
             } finally {
                 lock.lock();
+            }
+        }
+        Worker victim = work.takeStealHint();
+        if (victim != null) {
+            stealFrom(victim);
+        }
+        if (work.takeStealAny()) {
+            // Woken by an enqueuer (wakeIdleWorker) holding one spinning count for us: look for a
+            // task on every worker, then give the count back.
+            try {
+                if (work.num() == 0) {
+                    if (spinNanos > 0) {
+                        spin();
+                    } else {
+                        stealFromAny();
+                    }
+                }
+            } finally {
+                scheduler.onEndSpinning();
             }
         }
     }
@@ -661,6 +751,7 @@ final class Worker {
             // status, restored once the wait is over (restoring it here would fail the next sleep).
             interruptedWhileAsleep |= mode == Mode.SINGLE_THREADED;
         }
+        work.drainInbox(); // a pinned wait (PinnedWait) sees its fiber QUEUED only once this ran
         if (idle) {
             scheduler.onWorkerAwake();
         }
@@ -675,7 +766,7 @@ final class Worker {
         do {
             for (int i = 0; i < SPIN_POLLS_PER_STEAL; i++) {
                 Thread.onSpinWait();
-                if (work.numAcquire() > 0) {
+                if (work.hasArrivals()) {
                     return null;
                 }
             }

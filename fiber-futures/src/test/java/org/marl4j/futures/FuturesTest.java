@@ -31,8 +31,6 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.params.ParameterizedTest;
 import org.marl4j.Fiber;
 import org.marl4j.Scheduler;
 import org.marl4j.Task;
@@ -277,12 +275,7 @@ class FuturesTest {
         });
     }
 
-    // Only 0 and 1 workers for now: with 2+ workers this test needs every occupying task on its own
-    // worker, and one run on a fresh clone saw the second occupier stay stranded for 30 s behind the
-    // first with the other worker idle: the stall monitor's hand-off (Monitor.sendThieves) missed it.
-    // That defect is open (see the session note); MonitorTest covers the hand-off it should make.
-    @ParameterizedTest(name = "{0} worker threads")
-    @ValueSource(ints = {0, 1})
+    @ForEachWorkerCount
     void supplyAsync_cancelledBeforeStart_neverRuns(int workers) {
         AtomicInteger ran = new AtomicInteger();
         List<CompletableFuture<?>> cancelled = new ArrayList<>();

@@ -1,0 +1,76 @@
+package org.marl4j;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.marl4j.TaskErrors.LONG;
+
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * Tasks queued on a worker whose thread a task blocks are run by another worker, whatever the spin
+ * duration, including a worker that has never had work since it started (the issue 8 stranding:
+ * such a worker ignored the monitor's hand-off and went back to sleep for good).
+ */
+class StrandedTaskTest {
+    @ParameterizedTest(name = "{0} worker threads, spin {1} µs")
+    @CsvSource({"2, 0", "2, 1000", "3, 0", "4, 0"})
+    void tasksQueuedBehindABlockedThread_runOnAnotherWorker(int workers, int spinMicros) throws Exception {
+        TaskErrors errors = new TaskErrors();
+        Scheduler.Config config = errors.config(workers).setSpinDuration(Duration.ofNanos(spinMicros * 1000L));
+        int queued = 16;
+        AtomicInteger ran = new AtomicInteger();
+        Set<Thread> ranOn = ConcurrentHashMap.newKeySet();
+        CountDownLatch blocking = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicReference<Thread> blocked = new AtomicReference<>();
+        try (Scheduler scheduler = new Scheduler(config)) {
+            Worker first = scheduler.worker(0);
+            // Placed on worker 0 directly, so every other worker is still in its first sleep. (The
+            // monitor may yet hand it to another worker, if worker 0's thread is slow to start.)
+            first.work.enqueue(new Task(() -> {
+                blocked.set(Thread.currentThread());
+                blocking.countDown();
+                try {
+                    release.await(LONG.toMillis(), TimeUnit.MILLISECONDS); // holds the thread, not the fiber
+                } catch (InterruptedException e) {
+                    throw new AssertionError(e);
+                }
+            }), first);
+            assertTrue(blocking.await(LONG.toMillis(), TimeUnit.MILLISECONDS));
+            Worker victim = null;
+            for (int i = 0; i < workers; i++) {
+                if (scheduler.worker(i).thread() == blocked.get()) {
+                    victim = scheduler.worker(i);
+                }
+            }
+            for (int i = 0; i < queued; i++) {
+                Task task = new Task(() -> {
+                    ranOn.add(Thread.currentThread());
+                    ran.incrementAndGet();
+                });
+                if (i % 2 == 0) {
+                    victim.work.enqueue(task, victim); // into the policy, under the lock
+                } else {
+                    assertTrue(victim.work.tryEnqueue(task) != Work.NOT_ADDED); // the lock-free inbox
+                }
+            }
+            try {
+                await().atMost(LONG).until(() -> ran.get() == queued);
+            } finally {
+                release.countDown();
+            }
+            assertTrue(!ranOn.contains(blocked.get()), "ran on the blocked thread: " + ranOn);
+        }
+        assertEquals(queued, ran.get());
+        errors.assertNone();
+    }
+}
