@@ -119,8 +119,14 @@ final class HttpServerDemo {
                    %,.0f requests/s (%d threads / %s ms) and its latency is mostly queueing.
                 """, threads, overPool, marl.p99Nanos() / 1e6, pool.p99Nanos() / 1e6, poolCeiling, threads,
                 formatMillis(delayMillis)));
-        if (overPool >= 1.2) {
-            text.append("   marl4j is not held to that ceiling: this is the point of the demo.\n");
+        if (marl.perSecond() > poolCeiling * 1.05) {
+            text.append("   marl4j went past that ceiling on the same number of threads: this is the point of the demo.\n");
+        } else if (overPool >= 1.2) {
+            text.append("""
+                       marl4j served more, but both stayed under the pool's ceiling: here the cores (shared
+                       with the load generator) limited them first. A longer backend delay lowers the
+                       pool's ceiling and not marl4j's, and shows the difference more plainly.
+                    """);
         } else {
             text.append("""
                        Here marl4j did not clearly beat it: the machine was probably too busy to tell the two

@@ -74,8 +74,17 @@ class DemoTest {
     }
 
     @Test
+    void summary_marl4jAheadOfThePoolButUnderItsCeiling_doesNotClaimThePoint() {
+        String text = HttpServerDemo.summary(results(1_650, 1_740, 1_240), 2, load());
+        assertTrue(text.contains("both stayed under the pool's ceiling"), text);
+        assertFalse(text.contains("point of the demo"), text);
+        assertTrue(text.contains("About the same"), text);
+    }
+
+    @Test
     void summary_marl4jAheadOfBoth_saysSo() {
         String text = HttpServerDemo.summary(results(3_000, 2_500, 1_500), 2, load());
+        assertTrue(text.contains("went past that ceiling"), text);
         assertTrue(text.contains("this is the point of the demo"), text);
         assertTrue(text.contains("marl4j served more here"), text);
         assertFalse(text.contains("Virtual threads served more"), text);
