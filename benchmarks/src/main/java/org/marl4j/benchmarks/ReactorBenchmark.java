@@ -34,6 +34,14 @@ import reactor.core.scheduler.Schedulers;
  *       element: the hand-off throughput of a scheduler's Worker (one drain task per batch of 256).
  *       marl4j ({@code MarlScheduler.create}, one worker per core) against {@code parallel()},
  *       {@code single()} and {@code fromExecutorService} over a virtual-thread-per-task executor.
+ *   <li>{@code publishOn_marl4j_noSpin}: the same on a marl scheduler whose idle workers sleep at once
+ *       instead of spinning ~1 ms for work. {@code Flux.range} fuses with {@code publishOn}: one drain
+ *       task runs all 1,000,000 elements on one worker, so the scheduler's own cost is one task per
+ *       shot, and what differs between schedulers is the thread that runs the loop (and, for marl4j,
+ *       the other worker spinning beside it on a 2-core box).
+ *   <li>{@code publishOnCrossThread_*}: {@code Flux.range(0, 1,000,000).subscribeOn(single()).publishOn(s)}:
+ *       elements arrive from another thread, so {@code publishOn} schedules a drain every few hundred
+ *       elements (~5,600 per shot): this one measures a scheduler's per-task cost.
  *   <li>{@code blockingCalls_*}: {@code Flux.range(0, 2,048).flatMap(x ->
  *       Mono.fromCallable(() -> call(x)).subscribeOn(s), 256)}, ns per call, where {@code call}
  *       waits on a CompletableFuture that a timer thread completes ~1 ms later. marl4j waits with
@@ -135,6 +143,30 @@ public class ReactorBenchmark {
     @OperationsPerInvocation(ELEMENTS)
     public Integer publishOn_virtualThreads(Fixture f) {
         return Flux.range(0, ELEMENTS).publishOn(f.virtualThreads).blockLast();
+    }
+
+    @Benchmark
+    @Warmup(iterations = PUBLISH_ON_WARMUPS)
+    @Measurement(iterations = PUBLISH_ON_MEASUREMENTS)
+    @OperationsPerInvocation(ELEMENTS)
+    public Integer publishOn_marl4j_noSpin(Fixture f) {
+        return Flux.range(0, ELEMENTS).publishOn(f.marlNoSpin).blockLast();
+    }
+
+    @Benchmark
+    @Warmup(iterations = PUBLISH_ON_WARMUPS)
+    @Measurement(iterations = PUBLISH_ON_MEASUREMENTS)
+    @OperationsPerInvocation(ELEMENTS)
+    public Integer publishOnCrossThread_marl4j(Fixture f) {
+        return Flux.range(0, ELEMENTS).subscribeOn(Schedulers.single()).publishOn(f.marl).blockLast();
+    }
+
+    @Benchmark
+    @Warmup(iterations = PUBLISH_ON_WARMUPS)
+    @Measurement(iterations = PUBLISH_ON_MEASUREMENTS)
+    @OperationsPerInvocation(ELEMENTS)
+    public Integer publishOnCrossThread_parallel() {
+        return Flux.range(0, ELEMENTS).subscribeOn(Schedulers.single()).publishOn(Schedulers.parallel()).blockLast();
     }
 
     @Benchmark

@@ -11,8 +11,10 @@ import org.marl4j.Scheduler;
  * {@code publishOn(marl)} pipeline whose operator awaits a future (see {@link ReactorExample}). It
  * runs for about 20 seconds and exits by itself.
  *
- * <p>Each stage is one call in {@link #main}. System properties shorten a run:
- * {@code -Ddemo.clients=64 -Ddemo.warmupMillis=1000 -Ddemo.measureMillis=4000}.
+ * <p>Each stage is one call in {@link #main}. System properties change the HTTP stage's load:
+ * {@code -Ddemo.clients=64 -Ddemo.warmupMillis=1000 -Ddemo.measureMillis=4000} (the defaults). The
+ * README's Maven command forwards them to the demo's JVM (examples/pom.xml, profile {@code demo}),
+ * where they arrive empty when not given: an empty value means the default.
  */
 public final class Demo {
     private Demo() {}
@@ -61,9 +63,31 @@ public final class Demo {
     static HttpServerDemo.Load load() {
         HttpServerDemo.Load standard = HttpServerDemo.Load.standard();
         return new HttpServerDemo.Load(
-                Integer.getInteger("demo.clients", standard.clients()),
-                Duration.ofMillis(Long.getLong("demo.warmupMillis", standard.warmup().toMillis())),
-                Duration.ofMillis(Long.getLong("demo.measureMillis", standard.measure().toMillis())),
+                (int) setting("demo.clients", standard.clients(), 1),
+                Duration.ofMillis(setting("demo.warmupMillis", standard.warmup().toMillis(), 0)),
+                Duration.ofMillis(setting("demo.measureMillis", standard.measure().toMillis(), 1)),
                 standard.backendDelay());
+    }
+
+    /**
+     * setting reads a whole-number system property: absent or blank means {@code standard}; a value
+     * that is not a number, or is below {@code min}, is refused with a message naming the flag
+     * (rather than silently running the standard load, as {@code Long.getLong} would).
+     */
+    static long setting(String name, long standard, long min) {
+        String value = System.getProperty(name, "").strip();
+        if (value.isEmpty()) {
+            return standard;
+        }
+        long parsed;
+        try {
+            parsed = Long.parseLong(value);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("-D" + name + "=" + value + ": expected a whole number", e);
+        }
+        if (parsed < min || parsed > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("-D" + name + "=" + value + ": expected " + min + " to " + Integer.MAX_VALUE);
+        }
+        return parsed;
     }
 }

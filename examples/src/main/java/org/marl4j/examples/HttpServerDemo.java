@@ -86,20 +86,87 @@ final class HttpServerDemo {
                     load.measure(), load.backendDelay())));
         }
         out.println();
-        out.printf(Locale.ROOT, """
-                What to look at: the handler is the same code on all three servers. It calls
-                Futures.await(backend), a future the backend completes about 1 ms later. On a marl4j
-                worker that suspends the request's fiber, and the %d worker threads serve other
-                requests until the backend answers; on a plain thread the same call blocks the thread.
-                So the fixed pool of %d threads serves at most %d requests per backend delay and its
-                latency is mostly queueing, while marl4j, like virtual threads, is bounded by CPU.
-                marl4j does it on a fixed set of threads you own and size, with marl's primitives
-                (WaitGroup, Event, Ticket, ...) for the waits. How it compares with virtual threads
-                depends on the machine: with few cores, the load generator, the server's dispatcher
-                thread and the executor all share them. Numbers vary a lot on a busy machine: compare
-                the rows, not the absolute figures.
-                """, threads, threads, threads);
+        out.print(summary(results, threads, load));
         return results;
+    }
+
+    /**
+     * summary says what a newcomer should look at, from the measured numbers: the rows are compared
+     * as they came out, so nothing it says can be contradicted by the table above it.
+     *
+     * @param results marl4j's, the virtual threads' and the fixed pool's results, in that order
+     * @param threads marl4j's worker threads, and the fixed pool's threads
+     */
+    static String summary(List<Result> results, int threads, Load load) {
+        Result marl = results.get(0);
+        Result virtual = results.get(1);
+        Result pool = results.get(2);
+        double delayMillis = load.backendDelay().toNanos() / 1e6;
+        double poolCeiling = threads * 1000 / delayMillis;
+        double overPool = marl.perSecond() / Math.max(1e-9, pool.perSecond());
+        double overVirtual = marl.perSecond() / Math.max(1e-9, virtual.perSecond());
+        StringBuilder text = new StringBuilder();
+        text.append(String.format(Locale.ROOT, """
+                What to look at. The handler is the same code on all three servers: it calls
+                Futures.await(backend), a future completed about %s ms later. On a marl4j worker that
+                suspends the request's fiber and the %d worker threads go on serving other requests;
+                on a plain thread the same call blocks the thread.
+                """, formatMillis(delayMillis), threads));
+        text.append(String.format(Locale.ROOT, """
+
+                1. marl4j against the fixed pool of the same %d threads: %.2fx its requests/s, p99 %.1f ms
+                   against %.1f ms. The pool's threads sit blocked in the await, so it cannot pass about
+                   %,.0f requests/s (%d threads / %s ms) and its latency is mostly queueing.
+                """, threads, overPool, marl.p99Nanos() / 1e6, pool.p99Nanos() / 1e6, poolCeiling, threads,
+                formatMillis(delayMillis)));
+        if (marl.perSecond() > poolCeiling * 1.05) {
+            text.append("   marl4j went past that ceiling on the same number of threads: this is the point of the demo.\n");
+        } else if (overPool >= 1.2) {
+            text.append("""
+                       marl4j served more, but both stayed under the pool's ceiling: here the cores (shared
+                       with the load generator) limited them first. A longer backend delay lowers the
+                       pool's ceiling and not marl4j's, and shows the difference more plainly.
+                    """);
+        } else if (overPool >= 0.95) {
+            text.append("""
+                       Here the two were about even: the machine was probably too busy to tell them apart
+                       (the load generator shares its cores). Run the demo again on a quieter machine.
+                    """);
+        } else {
+            text.append("""
+                       Here marl4j served less than the pool. With the cores this busy, the executors'
+                       cost per request most likely decided, not the blocked threads, and marl4j's scheduler
+                       can spend more per hand-off than a plain pool today (see benchmarks/README.md).
+                       Run the demo again on a quieter machine to see the blocked threads' limit.
+                    """);
+        }
+        text.append(String.format(Locale.ROOT, """
+
+                2. marl4j against a virtual thread per task: %.2fx its requests/s.
+                """, overVirtual));
+        if (overVirtual < 0.9) {
+            text.append("""
+                       Virtual threads served more here. Their scheduler (the JDK's ForkJoinPool) does this
+                       hand-off faster than marl4j's scheduler does today; making it faster is open work
+                       (see benchmarks/README.md). What marl4j adds is not raw speed over virtual threads:
+                       it is a fixed set of threads you own and size, marl's primitives (WaitGroup, Event,
+                       Ticket, ...) for the waits, and the same code under Reactor and Kotlin (below).
+                    """);
+        } else if (overVirtual <= 1.1) {
+            text.append("   About the same: both suspend the waiting request instead of blocking a thread.\n");
+        } else {
+            text.append("   marl4j served more here, on its fixed set of threads.\n");
+        }
+        text.append("""
+
+                Numbers vary a lot on a busy machine (the load generator, the server's dispatcher thread
+                and the executor share the cores): compare the rows, not the absolute figures.
+                """);
+        return text.toString();
+    }
+
+    private static String formatMillis(double millis) {
+        return millis == Math.rint(millis) ? String.valueOf((long) millis) : String.format(Locale.ROOT, "%.1f", millis);
     }
 
     /** A server's executor, by name. */

@@ -36,7 +36,7 @@ class ExecutableJarIT {
     void manifest_namesTheMainClassAndExportsTheContinuationPackage() throws IOException {
         try (JarFile jar = new JarFile(JAR.toFile())) {
             Attributes attributes = jar.getManifest().getMainAttributes();
-            assertEquals(Main.class.getName(), attributes.getValue(Attributes.Name.MAIN_CLASS));
+            assertEquals(Launcher.class.getName(), attributes.getValue(Attributes.Name.MAIN_CLASS));
             assertEquals("java.base/jdk.internal.vm", attributes.getValue("Add-Exports"));
             assertTrue(jar.getEntry("org/marl4j/Scheduler.class") != null, "fiber-core is inside the jar");
             assertTrue(jar.getEntry("org/marl4j/futures/Futures.class") != null, "fiber-futures is inside the jar");
@@ -64,6 +64,23 @@ class ExecutableJarIT {
         assertTrue(run.output().contains("examples: demo, fractal, primes"), run.output());
     }
 
+    /** Where a Java older than 21 is installed (Debian's JDK 17 on the build machine), the jar says so. */
+    @Test
+    void javaJar_onAJavaOlderThan21_explainsTheRequirement() throws Exception {
+        Path oldJava = null;
+        for (String home : List.of("/usr/lib/jvm/java-17-openjdk-amd64", "/usr/lib/jvm/java-17-openjdk-arm64",
+                "/usr/lib/jvm/java-11-openjdk-amd64", "/usr/lib/jvm/java-8-openjdk-amd64")) {
+            if (Files.isExecutable(Path.of(home, "bin", "java"))) {
+                oldJava = Path.of(home, "bin", "java");
+                break;
+            }
+        }
+        assumeTrue(oldJava != null, "no Java older than 21 installed here");
+        Run run = run(List.of(oldJava.toString(), "-jar", JAR.toString(), "hello-task"));
+        assertEquals(1, run.exit(), run.output());
+        assertTrue(run.output().contains("marl4j needs Java 21 or later"), run.output());
+    }
+
     private record Run(int exit, String output) {}
 
     /** javaJar runs the jar on this test's own JVM (the JDK the build selected), with no flags. */
@@ -71,12 +88,16 @@ class ExecutableJarIT {
         String java = ProcessHandle.current().info().command().orElse("java");
         List<String> command = new ArrayList<>(List.of(java, "-jar", JAR.toString()));
         command.addAll(List.of(args));
+        return run(command);
+    }
+
+    private static Run run(List<String> command) throws Exception {
         Path log = Files.createTempFile("examples-jar", ".log");
         try {
             Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
             if (!process.waitFor(2, TimeUnit.MINUTES)) {
                 process.destroyForcibly();
-                throw new AssertionError("java -jar " + String.join(" ", args) + " did not exit within 2 minutes");
+                throw new AssertionError(String.join(" ", command) + " did not exit within 2 minutes");
             }
             return new Run(process.exitValue(), Files.readString(log, StandardCharsets.UTF_8));
         } finally {

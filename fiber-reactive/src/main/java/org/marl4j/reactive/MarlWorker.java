@@ -62,9 +62,8 @@ final class MarlWorker implements Scheduler.Worker, Runnable {
 
     @Override
     public Disposable schedule(Runnable task, long delay, TimeUnit unit) {
-        Objects.requireNonNull(task, "task must not be null");
-        Objects.requireNonNull(unit, "unit must not be null");
-        if (delay <= 0) {
+        long nanos = MarlScheduler.delayNanos(task, delay, unit);
+        if (nanos == 0) {
             return schedule(task);
         }
         checkOpen();
@@ -78,7 +77,7 @@ final class MarlWorker implements Scheduler.Worker, Runnable {
         queued.timer(timer);
         timed.add(queued);
         try {
-            owner.executeLater(timer, unit.toNanos(delay));
+            owner.executeLater(timer, nanos);
         } catch (RejectedExecutionException rejected) {
             timed.remove(queued);
             throw Exceptions.failWithRejected();
@@ -91,13 +90,12 @@ final class MarlWorker implements Scheduler.Worker, Runnable {
 
     @Override
     public Disposable schedulePeriodically(Runnable task, long initialDelay, long period, TimeUnit unit) {
-        Objects.requireNonNull(task, "task must not be null");
-        Objects.requireNonNull(unit, "unit must not be null");
+        long initialNanos = MarlScheduler.delayNanos(task, initialDelay, unit);
         checkOpen();
         Periodic periodic = new Periodic(owner, this, Schedulers.onSchedule(task), unit.toNanos(period));
         timed.add(periodic);
         try {
-            owner.startPeriodic(periodic, unit.toNanos(initialDelay));
+            owner.startPeriodic(periodic, initialNanos);
         } catch (RejectedExecutionException rejected) {
             timed.remove(periodic);
             throw Exceptions.failWithRejected();

@@ -169,8 +169,10 @@ public final class Publishers {
      * <p>Lifetime: a producer waiting for demand keeps its fiber suspended for as long as nobody
      * requests or cancels. Such a fiber holds up {@link Scheduler#close()}, which waits for every
      * fiber to finish, so cancel the subscriptions you abandon (Reactor operators such as
-     * {@code take} and {@code timeout} do). A bounded close of the scheduler cancels still-suspended
-     * fibers: the producer's {@code emit} then throws and the producer unwinds.
+     * {@code take} and {@code timeout} do). {@link Scheduler#close(java.time.Duration)} bounds that
+     * wait: once its timeout has passed it cancels the fibers still suspended, so the producer's
+     * pending {@code emit} throws a {@link org.marl4j.FiberCancelledException}, its
+     * {@code finally} blocks run, and the close completes.
      *
      * @param scheduler where the producer runs; with no worker threads, subscribe from a thread bound
      *     to it

@@ -87,6 +87,32 @@ class PublishTest {
         });
     }
 
+    /** The producer's javadoc promises this: an abandoned producer does not hold up a bounded close. */
+    @Test
+    void anAbandonedProducer_isCancelledByABoundedClose() {
+        Scheduler scheduler = new Scheduler(new Scheduler.Config().setWorkerThreadCount(1));
+        CompletableFuture<Throwable> thrown = new CompletableFuture<>();
+        AtomicBoolean finallyRan = new AtomicBoolean();
+        Publisher<Integer> p = Publishers.publish(scheduler, emitter -> {
+            try {
+                emitter.emit(1); // nobody requests nor cancels: waits for good
+            } catch (Throwable t) {
+                thrown.complete(t);
+                throw t;
+            } finally {
+                finallyRan.set(true);
+            }
+        });
+        Recorder<Integer> r = new Recorder<>();
+        p.subscribe(r);
+        await().atMost(TestSchedulers.PATIENCE).until(() -> scheduler.suspendedFibers().size() == 1);
+        org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(TestSchedulers.PATIENCE,
+                () -> scheduler.close(java.time.Duration.ZERO));
+        assertTrue(TestSchedulers.get(thrown) instanceof org.marl4j.FiberCancelledException);
+        assertTrue(finallyRan.get());
+        assertTrue(r.items.isEmpty());
+    }
+
     @Test
     void aThrowingProducer_failsTheStreamWithWhatItThrew() {
         withWorkers(1, scheduler -> {
