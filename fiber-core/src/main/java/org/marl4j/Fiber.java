@@ -60,7 +60,7 @@ public final class Fiber extends Timed {
      * from      to        when
      * IDLE      RUNNING   the trampoline picks an idle (or new) fiber to run the worker loop
      * RUNNING   IDLE      the worker loop hands the thread to a ready fiber and parks itself for reuse
-     * RUNNING   YIELDED   the fiber suspends without a deadline (Worker.suspend)
+     * RUNNING   YIELDED   the fiber suspends without a deadline (FiberWaits.suspend)
      * RUNNING   WAITING   the fiber suspends with a deadline, filed in the deadline heap
      * YIELDED   QUEUED    wake(), or cancellation by close(Duration)
      * WAITING   QUEUED    wake(), its deadline passed, or cancellation by close(Duration)
@@ -98,7 +98,7 @@ public final class Fiber extends Timed {
     /** Null for a thread's main fiber, which runs on the thread's own stack. */
     FiberContinuation continuation;
 
-    /** Bumped by every wake(), under worker.lock; read by the fiber itself without it (see Worker.await). */
+    /** Bumped by every wake(), under worker.lock; read by the fiber itself without it (see FiberWaits.await). */
     volatile int wakeEpoch;
 
     /** Where the fiber sits; changed only by {@link #changeState}. The inherited deadline and heap index too. */
@@ -170,7 +170,7 @@ public final class Fiber extends Timed {
      */
     public void await(Lock lock, BooleanSupplier predicate) {
         checkAwait(lock, predicate);
-        worker.await(this, lock, false, 0, predicate);
+        worker.waits.await(this, lock, false, 0, predicate);
     }
 
     /**
@@ -184,7 +184,7 @@ public final class Fiber extends Timed {
      */
     public boolean await(Lock lock, Duration timeout, BooleanSupplier predicate) {
         checkAwait(lock, predicate);
-        return worker.await(this, lock, true, deadlineAfter(timeout), predicate);
+        return worker.waits.await(this, lock, true, deadlineAfter(timeout), predicate);
     }
 
     /**
@@ -227,7 +227,7 @@ public final class Fiber extends Timed {
         if (worker == null || worker.current == null) { // no worker, or a task run by a pinned wait
             Thread.yield();
         } else {
-            worker.yieldFiber(worker.current);
+            worker.waits.yieldFiber(worker.current);
         }
     }
 
@@ -242,7 +242,7 @@ public final class Fiber extends Timed {
         long deadline = deadlineAfter(duration);
         Worker worker = Worker.current();
         if (worker != null && worker.current != null) {
-            worker.sleep(worker.current, deadline);
+            worker.waits.sleep(worker.current, deadline);
             return;
         }
         boolean interrupted = false;

@@ -8,7 +8,7 @@ import java.util.concurrent.locks.LockSupport;
  * primitives keep in their {@link WaitQueue}s.
  *
  * <p>{@link #wake()} sets {@link #notified} before it wakes the fiber or unparks the thread, and a
- * fiber checks the flag under its worker's lock before it suspends ({@link Worker#park}), so a
+ * fiber checks the flag under its worker's lock before it suspends ({@link FiberWaits#park}), so a
  * notification can never fall between a waiter's enqueue and its suspend.
  *
  * <p>A fiber's wait may be refused (the lock check, a cancelled scheduler, a fiber that is not the
@@ -46,7 +46,7 @@ final class Waiter {
     static Waiter forCurrent(Lock releasedByWait) {
         Waiter waiter = forCurrent();
         if (waiter.fiber != null) {
-            waiter.fiber.worker.checkMaySuspend(waiter.fiber, releasedByWait);
+            waiter.fiber.worker.waits.checkMaySuspend(waiter.fiber, releasedByWait);
         }
         return waiter;
     }
@@ -74,8 +74,8 @@ final class Waiter {
         if (fiber != null) {
             // Still under lock, which notifiers of a queue-guarding lock need: a refusal here
             // leaves the waiter un-notified for the caller to unlink.
-            fiber.worker.checkMaySuspend(fiber, lock);
-            fiber.worker.park(fiber, lock, this, timed, deadline);
+            fiber.worker.waits.checkMaySuspend(fiber, lock);
+            fiber.worker.waits.park(fiber, lock, this, timed, deadline);
             return notified;
         }
         lock.unlock();

@@ -170,7 +170,7 @@ final class Work {
     void wake(Fiber fiber) {
         lock.lock();
         try {
-            fiber.wakeEpoch++; // under lock: see Worker.await()
+            fiber.wakeEpoch++; // under lock: see FiberWaits.await()
             if (fiber.state == Fiber.State.YIELDED || fiber.state == Fiber.State.WAITING) {
                 addReadyFiber(fiber);
             } // RUNNING, QUEUED, IDLE: running, already woken, or not waiting for anything
