@@ -161,16 +161,40 @@ public final class Fiber extends Timed {
     /**
      * await(lock, predicate) suspends this fiber until {@code predicate} is true. {@code lock} must be
      * held by the caller, protects the state the predicate reads, is released while the fiber is
-     * suspended and is held again when this returns. Whoever makes the predicate true should do so
+     * suspended (every hold of a {@link Mutex} or {@code ReentrantLock} held several times) and is
+     * held again, as many times, when this returns. Whoever makes the predicate true should do so
      * with {@code lock} held and then call {@link #wake()}.
      *
      * @param lock the lock guarding the state {@code predicate} reads, held by the caller
      * @param predicate the condition to wait for, evaluated with {@code lock} held
      * @throws IllegalStateException if this is not the calling thread's current fiber
+     * @throws IllegalMonitorStateException if the caller does not hold a {@link Mutex} or
+     *     {@code ReentrantLock} given as {@code lock}
      */
     public void await(Lock lock, BooleanSupplier predicate) {
         checkAwait(lock, predicate);
         worker.waits.await(this, lock, false, 0, predicate);
+    }
+
+    /**
+     * await(predicate) suspends this fiber until {@code predicate} is true, without a lock: the
+     * predicate must read only state that its writer publishes with volatile (or stronger) writes,
+     * such as a volatile field or an atomic, before it calls {@link #wake()}. A wake-up is not lost
+     * to a race between the predicate and the suspend. Lighter than
+     * {@link #await(Lock, BooleanSupplier)} when a callback from another thread completes the wait.
+     *
+     * <pre>{@code
+     * volatile boolean done;                      // set by a callback, which then calls fiber.wake()
+     * fiber.await(() -> done);
+     * }</pre>
+     *
+     * @param predicate the condition to wait for; reads only safely published state
+     * @throws IllegalStateException if this is not the calling thread's current fiber
+     */
+    public void await(BooleanSupplier predicate) {
+        Objects.requireNonNull(predicate, "predicate must not be null");
+        checkCurrent();
+        worker.waits.await(this, predicate);
     }
 
     /**
@@ -258,6 +282,10 @@ public final class Fiber extends Timed {
     private void checkAwait(Lock lock, BooleanSupplier predicate) {
         Objects.requireNonNull(lock, "lock must not be null");
         Objects.requireNonNull(predicate, "predicate must not be null");
+        checkCurrent();
+    }
+
+    private void checkCurrent() {
         if (this != current()) {
             throw new IllegalStateException("await() must be called on Fiber.current(), but " + this
                     + " is not the fiber running on thread " + Thread.currentThread().getName());

@@ -26,13 +26,22 @@ import java.util.function.BooleanSupplier;
  * worker lock, perhaps this one (a self-deadlock; the lock is not reentrant) or another worker's
  * (lock-order inversion). So no worker lock is ever held while user code or a user lock runs.
  * Instead, {@link #await} samples its fiber's {@code wakeEpoch} while it still holds the user's
- * lock; every wake() bumps the epoch under the worker lock; the waiter, now under the worker lock,
+ * lock, before it evaluates the predicate; every wake() bumps the epoch under the worker lock; the waiter, now under the worker lock,
  * suspends only if the epoch is unchanged. A waker that made the predicate true under the user's
  * lock has therefore either bumped the epoch already or finds the fiber suspended. The primitives
  * ({@link Waiter}, through {@link #park}) use a per-wait {@code notified} flag the same way. Every
  * check that may refuse a wait ({@link #checkMaySuspend}: the lock check, cancellation) runs
  * before the waiter can be notified, so a refused wait never swallows a notification meant for
- * another waiter.
+ * another waiter; a cancellation that comes later, in {@link #suspend}, may find the waiter
+ * notified already, and the primitive passes that notification on ({@link WaitQueue#leave}).
+ * {@link #await(Fiber, BooleanSupplier)} needs no lock at all: it reads the epoch before the
+ * predicate, and its predicate reads only volatile state.
+ *
+ * <p><b>Memory.</b> A suspended fiber's cost is mostly its continuation's stack chunk, which the
+ * JVM sizes from the frames between the continuation's entry and {@code Continuation.yield}: the
+ * run loop, the user's task, and the wait. So the wait paths here allocate nothing per wait
+ * beyond the primitive's waiter node, and every frame or live local added between a wait and the
+ * yield costs every suspended fiber (see benchmarks' {@code MemoryBenchmark}).
  *
  * <p><b>Cancellation.</b> {@link #cancelWaits()} (a bounded close giving up) resumes every
  * suspended fiber with a {@link FiberCancelledException} and makes every later wait throw one, so
@@ -67,18 +76,34 @@ final class FiberWaits {
     /**
      * await() is marl's Worker::wait: suspends {@code fiber} (the current one) until {@code pred},
      * checked with {@code userLock} held, is true or the deadline passes. Called and returns with
-     * userLock held. Returns the last value of pred.
+     * userLock held, as many times as before (a reentrant one is released completely meanwhile).
+     * Returns the last value of pred.
      */
     @Excludes("lock")
     boolean await(Fiber fiber, Lock userLock, boolean timed, long deadline, BooleanSupplier pred) {
-        while (!pred.getAsBoolean()) {
+        // Every hold of a reentrant userLock is released while suspended, or its waker could not take it.
+        int holds = LockHolds.reduceToOne(userLock, "Fiber.await");
+        try {
+            return awaitHeldOnce(fiber, userLock, timed, deadline, pred);
+        } finally {
+            LockHolds.restore(userLock, holds);
+        }
+    }
+
+    @Excludes("lock")
+    private boolean awaitHeldOnce(Fiber fiber, Lock userLock, boolean timed, long deadline, BooleanSupplier pred) {
+        while (true) {
+            // Read with userLock held, before pred: a waker that makes pred true must take userLock
+            // after this, so its wake() bumps the epoch after this read, and is seen below or finds
+            // us suspended.
+            int epoch = fiber.wakeEpoch;
+            if (pred.getAsBoolean()) {
+                return true;
+            }
             if (timed && deadline - System.nanoTime() <= 0) {
                 return false;
             }
             checkMaySuspend(fiber, userLock);
-            // Read with userLock held: a waker that makes pred true must take userLock after this,
-            // so its wake() bumps the epoch after this read, and is seen below or finds us suspended.
-            int epoch = fiber.wakeEpoch;
             userLock.unlock();
             lock.lock();
             try {
@@ -90,7 +115,33 @@ final class FiberWaits {
                 userLock.lock();
             }
         }
-        return true;
+    }
+
+    /**
+     * await(fiber, pred) suspends {@code fiber} (the current one) until {@code pred}, which reads
+     * only state written with volatile (or stronger) semantics before its writer wakes the fiber,
+     * is true. No lock is needed: the epoch is read before pred, so if pred misses a write, the
+     * wake() that follows the write bumps the epoch after this read (volatile accesses are totally
+     * ordered), and is seen under the worker lock or finds the fiber suspended. The leanest wait:
+     * what {@code Futures.await} uses, with its one callback object as pred.
+     */
+    @Excludes("lock")
+    void await(Fiber fiber, BooleanSupplier pred) {
+        while (true) {
+            int epoch = fiber.wakeEpoch;
+            if (pred.getAsBoolean()) {
+                return;
+            }
+            checkMaySuspend(fiber, null);
+            lock.lock();
+            try {
+                if (fiber.wakeEpoch == epoch) {
+                    suspend(fiber, false, 0);
+                }
+            } finally {
+                lock.unlock();
+            }
+        }
     }
 
     /**

@@ -15,6 +15,9 @@ import java.util.concurrent.locks.LockSupport;
  * running one): the refusal is thrown while no notifier can have picked the waiter yet, either
  * before it is queued ({@link #forCurrent(Lock)}) or while the lock that guards its queue is still
  * held ({@link #await}), so a refused wait never swallows a notification meant for another waiter.
+ * A wait that ends without using a notification it was already given (it timed out as the
+ * notifier took it, or a bounded close cancelled it) passes it on to the next waiter
+ * ({@link WaitQueue#leave}).
  */
 final class Waiter {
     /** The waiting fiber, or null when a plain thread waits. */

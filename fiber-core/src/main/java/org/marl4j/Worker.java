@@ -112,6 +112,8 @@ final class Worker {
     Fiber main;
     private long rng;
     private Thread thread;
+    /** The body of every continuation fiber of this worker (see runFiber). */
+    private final Runnable fiberBody = this::runFiber;
 
     Worker(Scheduler scheduler, int id, Mode mode, boolean forBlockingCall) {
         this.scheduler = scheduler;
@@ -259,8 +261,7 @@ final class Worker {
         next = idleFibers.pollFirst();
         if (next == null) {
             next = Fiber.create(this, (int) ++stats.fibersCreated);
-            Fiber fiber = next;
-            next.continuation = new FiberContinuation(() -> runFiber(fiber));
+            next.continuation = new FiberContinuation(fiberBody);
         } else if (next == main) {
             return main; // an STW's main fiber went idle in runUntilIdle: it runs the loop again
         }
@@ -268,10 +269,14 @@ final class Worker {
         return next;
     }
 
-    /** runFiber() is the body of every continuation fiber; entered with lock held. */
+    /**
+     * runFiber() is the body of every continuation fiber; entered with lock held. One body per
+     * worker, not a lambda per fiber (24 bytes each): the trampoline sets {@code current} to the
+     * new fiber before its first resume, so the body finds its fiber there.
+     */
     @GuardedBy("lock")
-    private void runFiber(Fiber self) {
-        runUntilShutdown(self);
+    private void runFiber() {
+        runUntilShutdown(current);
     }
 
     /** Runs the worker loop on self until the worker has drained, or self retires (returns early). */
