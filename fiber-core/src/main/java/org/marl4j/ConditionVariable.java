@@ -40,6 +40,11 @@ public final class ConditionVariable {
     /** ConditionVariable() creates a condition variable with no waiters. */
     public ConditionVariable() {}
 
+    /** waiterCount() is how many waiters a signal could pick now; for tests. */
+    int waiterCount() {
+        return numWaiting;
+    }
+
     /** signal() wakes one waiter, if any. */
     public void signal() {
         if (numWaiting == 0) {
@@ -128,7 +133,7 @@ public final class ConditionVariable {
                 if (!notified) {
                     guard.lock();
                     try {
-                        waiters.remove(waiter); // timed out, woken spuriously, or the wait threw
+                        waiters.leave(waiter); // timed out, woken spuriously, or the wait threw
                         numWaiting = waiters.size();
                     } finally {
                         guard.unlock();
@@ -139,41 +144,13 @@ public final class ConditionVariable {
         return true;
     }
 
-    /**
-     * Waits with {@code lock} released completely: a reentrant lock held n times keeps one hold for
-     * the waiter to release (and take again), and gets the other n - 1 back afterwards. Keeping any
-     * of them across the wait would shut out the very fiber that is to signal.
-     */
+    /** Waits with {@code lock} released completely (see {@link LockHolds}), every hold given back after. */
     private static boolean awaitReleasingEveryHold(Waiter waiter, Lock lock, boolean timed, long deadline) {
-        if (lock instanceof Mutex mutex) {
-            if (!mutex.isHeldByCurrentFiber()) {
-                throw new IllegalMonitorStateException("ConditionVariable.await needs " + mutex
-                        + " held by the caller: lock it before awaiting");
-            }
-            int holds = mutex.reduceToOneHold();
-            try {
-                return waiter.await(lock, timed, deadline);
-            } finally {
-                mutex.restoreHolds(holds); // the wait took the mutex again, even when it threw
-            }
+        int holds = LockHolds.reduceToOne(lock, "ConditionVariable.await");
+        try {
+            return waiter.await(lock, timed, deadline);
+        } finally {
+            LockHolds.restore(lock, holds); // the wait took the lock again, even when it threw
         }
-        if (lock instanceof ReentrantLock reentrant) {
-            int extra = reentrant.getHoldCount() - 1;
-            if (extra < 0) {
-                throw new IllegalMonitorStateException("ConditionVariable.await needs " + reentrant
-                        + " held by the calling thread: lock it before awaiting");
-            }
-            for (int i = 0; i < extra; i++) {
-                reentrant.unlock();
-            }
-            try {
-                return waiter.await(lock, timed, deadline);
-            } finally {
-                for (int i = 0; i < extra; i++) {
-                    reentrant.lock();
-                }
-            }
-        }
-        return waiter.await(lock, timed, deadline);
     }
 }

@@ -145,6 +145,16 @@ public final class Event {
         dependents.add(new WeakReference<>(any));
     }
 
+    /** waiterCount() is how many waiters a signal could pick now; for tests. */
+    int waiterCount() {
+        lock.lock();
+        try {
+            return waiters.size();
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** dependentCount() is how many any-events this event holds (some perhaps already collected); for tests. */
     int dependentCount() {
         lock.lock();

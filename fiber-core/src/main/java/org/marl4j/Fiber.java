@@ -60,7 +60,7 @@ public final class Fiber extends Timed {
      * from      to        when
      * IDLE      RUNNING   the trampoline picks an idle (or new) fiber to run the worker loop
      * RUNNING   IDLE      the worker loop hands the thread to a ready fiber and parks itself for reuse
-     * RUNNING   YIELDED   the fiber suspends without a deadline (Worker.suspend)
+     * RUNNING   YIELDED   the fiber suspends without a deadline (FiberWaits.suspend)
      * RUNNING   WAITING   the fiber suspends with a deadline, filed in the deadline heap
      * YIELDED   QUEUED    wake(), or cancellation by close(Duration)
      * WAITING   QUEUED    wake(), its deadline passed, or cancellation by close(Duration)
@@ -98,7 +98,7 @@ public final class Fiber extends Timed {
     /** Null for a thread's main fiber, which runs on the thread's own stack. */
     FiberContinuation continuation;
 
-    /** Bumped by every wake(), under worker.lock; read by the fiber itself without it (see Worker.await). */
+    /** Bumped by every wake(), under worker.lock; read by the fiber itself without it (see FiberWaits.await). */
     volatile int wakeEpoch;
 
     /** Where the fiber sits; changed only by {@link #changeState}. The inherited deadline and heap index too. */
@@ -165,16 +165,40 @@ public final class Fiber extends Timed {
     /**
      * await(lock, predicate) suspends this fiber until {@code predicate} is true. {@code lock} must be
      * held by the caller, protects the state the predicate reads, is released while the fiber is
-     * suspended and is held again when this returns. Whoever makes the predicate true should do so
+     * suspended (every hold of a {@link Mutex} or {@code ReentrantLock} held several times) and is
+     * held again, as many times, when this returns. Whoever makes the predicate true should do so
      * with {@code lock} held and then call {@link #wake()}.
      *
      * @param lock the lock guarding the state {@code predicate} reads, held by the caller
      * @param predicate the condition to wait for, evaluated with {@code lock} held
      * @throws IllegalStateException if this is not the calling thread's current fiber
+     * @throws IllegalMonitorStateException if the caller does not hold a {@link Mutex} or
+     *     {@code ReentrantLock} given as {@code lock}
      */
     public void await(Lock lock, BooleanSupplier predicate) {
         checkAwait(lock, predicate);
-        worker.await(this, lock, false, 0, predicate);
+        worker.waits.await(this, lock, false, 0, predicate);
+    }
+
+    /**
+     * await(predicate) suspends this fiber until {@code predicate} is true, without a lock: the
+     * predicate must read only state that its writer publishes with volatile (or stronger) writes,
+     * such as a volatile field or an atomic, before it calls {@link #wake()}. A wake-up is not lost
+     * to a race between the predicate and the suspend. Lighter than
+     * {@link #await(Lock, BooleanSupplier)} when a callback from another thread completes the wait.
+     *
+     * <pre>{@code
+     * volatile boolean done;                      // set by a callback, which then calls fiber.wake()
+     * fiber.await(() -> done);
+     * }</pre>
+     *
+     * @param predicate the condition to wait for; reads only safely published state
+     * @throws IllegalStateException if this is not the calling thread's current fiber
+     */
+    public void await(BooleanSupplier predicate) {
+        Objects.requireNonNull(predicate, "predicate must not be null");
+        checkCurrent();
+        worker.waits.await(this, predicate);
     }
 
     /**
@@ -188,7 +212,7 @@ public final class Fiber extends Timed {
      */
     public boolean await(Lock lock, Duration timeout, BooleanSupplier predicate) {
         checkAwait(lock, predicate);
-        return worker.await(this, lock, true, deadlineAfter(timeout), predicate);
+        return worker.waits.await(this, lock, true, deadlineAfter(timeout), predicate);
     }
 
     /**
@@ -231,7 +255,7 @@ public final class Fiber extends Timed {
         if (worker == null || worker.current == null) { // no worker, or a task run by a pinned wait
             Thread.yield();
         } else {
-            worker.yieldFiber(worker.current);
+            worker.waits.yieldFiber(worker.current);
         }
     }
 
@@ -246,7 +270,7 @@ public final class Fiber extends Timed {
         long deadline = deadlineAfter(duration);
         Worker worker = Worker.current();
         if (worker != null && worker.current != null) {
-            worker.sleep(worker.current, deadline);
+            worker.waits.sleep(worker.current, deadline);
             return;
         }
         boolean interrupted = false;
@@ -262,6 +286,10 @@ public final class Fiber extends Timed {
     private void checkAwait(Lock lock, BooleanSupplier predicate) {
         Objects.requireNonNull(lock, "lock must not be null");
         Objects.requireNonNull(predicate, "predicate must not be null");
+        checkCurrent();
+    }
+
+    private void checkCurrent() {
         if (this != current()) {
             throw new IllegalStateException("await() must be called on Fiber.current(), but " + this
                     + " is not the fiber running on thread " + Thread.currentThread().getName());

@@ -229,7 +229,7 @@ public final class Mutex implements Lock {
                     notified = waiter.await(guard, timed, deadline);
                 } finally {
                     if (!notified) {
-                        waiters.remove(waiter); // timed out, woken spuriously, or the wait threw
+                        waiters.leave(waiter); // timed out, woken spuriously, or the wait threw
                         numWaiting = waiters.size();
                     }
                 }

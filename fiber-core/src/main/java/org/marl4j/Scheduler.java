@@ -481,7 +481,7 @@ public final class Scheduler implements AutoCloseable {
     /** cancelAllWaits() is close(Duration) giving up: every worker's suspended fibers are cancelled. */
     void cancelAllWaits() {
         for (Worker worker : workers) {
-            worker.cancelWaits();
+            worker.waits.cancelWaits();
         }
         List<Worker> bound;
         boundLock.lock();
@@ -490,7 +490,7 @@ public final class Scheduler implements AutoCloseable {
         } finally {
             boundLock.unlock();
         }
-        bound.forEach(Worker::cancelWaits); // outside boundLock: a worker lock is not taken under it
+        bound.forEach(w -> w.waits.cancelWaits()); // outside boundLock: a worker lock is not taken under it
     }
 
     /**
@@ -534,7 +534,7 @@ public final class Scheduler implements AutoCloseable {
     public List<SuspendedFiber> suspendedFibers() {
         List<SuspendedFiber> all = new ArrayList<>();
         for (Worker worker : workers) {
-            worker.addSuspendedTo(all);
+            worker.waits.addSuspendedTo(all);
         }
         Map<Thread, Worker> bound;
         boundLock.lock();
@@ -543,7 +543,7 @@ public final class Scheduler implements AutoCloseable {
         } finally {
             boundLock.unlock();
         }
-        bound.values().forEach(worker -> worker.addSuspendedTo(all));
+        bound.values().forEach(worker -> worker.waits.addSuspendedTo(all));
         return all;
     }
 

@@ -64,10 +64,28 @@ final class WaitQueue {
             notified = waiter.await(lock, timed, deadline);
         } finally {
             if (!notified) {
-                remove(waiter); // timed out, woken spuriously, or the wait threw
+                leave(waiter); // timed out, woken spuriously, or the wait threw
             }
         }
         return notified;
+    }
+
+    /**
+     * leave(waiter) ends a wait that will not use a notification: it unlinks the waiter or, if a
+     * notifier has already taken it from the queue (its notification is on the way, or arrived as
+     * the wait timed out or was refused, say by a bounded close), passes that notification on to
+     * the next waiter, so that it is not swallowed: a freed Mutex, a signal meant for one waiter.
+     * An extra wake-up costs the next waiter a re-check of its condition. Called with the lock that
+     * guards this queue held; the wake takes only a worker lock, which is never held while a
+     * primitive's lock is taken, so waking under it cannot deadlock.
+     */
+    void leave(Waiter waiter) {
+        if (!remove(waiter)) {
+            Waiter next = poll();
+            if (next != null) {
+                next.wake();
+            }
+        }
     }
 
     /** poll() unlinks and returns the oldest waiter, or null. */

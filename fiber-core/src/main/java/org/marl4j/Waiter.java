@@ -8,13 +8,16 @@ import java.util.concurrent.locks.LockSupport;
  * primitives keep in their {@link WaitQueue}s.
  *
  * <p>{@link #wake()} sets {@link #notified} before it wakes the fiber or unparks the thread, and a
- * fiber checks the flag under its worker's lock before it suspends ({@link Worker#park}), so a
+ * fiber checks the flag under its worker's lock before it suspends ({@link FiberWaits#park}), so a
  * notification can never fall between a waiter's enqueue and its suspend.
  *
  * <p>A fiber's wait may be refused (the lock check, a cancelled scheduler, a fiber that is not the
  * running one): the refusal is thrown while no notifier can have picked the waiter yet, either
  * before it is queued ({@link #forCurrent(Lock)}) or while the lock that guards its queue is still
  * held ({@link #await}), so a refused wait never swallows a notification meant for another waiter.
+ * A wait that ends without using a notification it was already given (it timed out as the
+ * notifier took it, or a bounded close cancelled it) passes it on to the next waiter
+ * ({@link WaitQueue#leave}).
  */
 final class Waiter {
     /** The waiting fiber, or null when a plain thread waits. */
@@ -46,7 +49,7 @@ final class Waiter {
     static Waiter forCurrent(Lock releasedByWait) {
         Waiter waiter = forCurrent();
         if (waiter.fiber != null) {
-            waiter.fiber.worker.checkMaySuspend(waiter.fiber, releasedByWait);
+            waiter.fiber.worker.waits.checkMaySuspend(waiter.fiber, releasedByWait);
         }
         return waiter;
     }
@@ -74,8 +77,8 @@ final class Waiter {
         if (fiber != null) {
             // Still under lock, which notifiers of a queue-guarding lock need: a refusal here
             // leaves the waiter un-notified for the caller to unlink.
-            fiber.worker.checkMaySuspend(fiber, lock);
-            fiber.worker.park(fiber, lock, this, timed, deadline);
+            fiber.worker.waits.checkMaySuspend(fiber, lock);
+            fiber.worker.waits.park(fiber, lock, this, timed, deadline);
             return notified;
         }
         lock.unlock();

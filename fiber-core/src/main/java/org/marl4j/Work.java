@@ -307,7 +307,7 @@ final class Work {
     /** wakeLocked(fiber) bumps the wake epoch and queues the fiber if it is suspended. */
     @GuardedBy("lock")
     private void wakeLocked(Fiber fiber) {
-        fiber.wakeEpoch++; // under lock: see Worker.await()
+        fiber.wakeEpoch++; // under lock: see FiberWaits.await()
         if (fiber.state == Fiber.State.YIELDED || fiber.state == Fiber.State.WAITING) {
             addReadyFiber(fiber);
         } // RUNNING, QUEUED, IDLE: running, already woken, or not waiting for anything

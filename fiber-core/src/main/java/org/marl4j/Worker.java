@@ -1,10 +1,6 @@
 package org.marl4j;
 
 import java.util.ArrayDeque;
-import java.util.List;
-import java.util.Set;
-import java.util.function.BooleanSupplier;
-import java.util.concurrent.locks.Lock;
 
 /**
  * A Worker runs tasks and fibers on one thread: marl's {@code Scheduler::Worker}.
@@ -17,8 +13,8 @@ import java.util.concurrent.locks.Lock;
  *
  * <p><b>Split.</b> {@link Work} (marl's {@code Worker::Work}) holds what other threads touch and
  * every call they make: enqueue, delayed tasks, wake, priority, stop, steal, and the lock. This
- * class is the owner's side: the run loop, suspending, and the state only the owner's thread
- * changes. {@link SuspendedList} lists the fibers inside a wait; {@link WorkerStats} counts.
+ * class is the owner's side: the run loop and the state only the owner's thread changes;
+ * {@link FiberWaits} is how a fiber suspends. {@link SuspendedList} lists the fibers inside a wait; {@link WorkerStats} counts.
  *
  * <p><b>Fibers and the trampoline.</b> Loom continuations are asymmetric: a yield returns to
  * whoever resumed. So the worker thread's own stack is the "main fiber" and acts as trampoline
@@ -29,30 +25,17 @@ import java.util.concurrent.locks.Lock;
  * own stack: when it blocks, it runs the trampoline in place until it is itself woken.
  *
  * <p><b>Lock hand-off.</b> As in marl, {@code lock} is held across fiber switches: a suspending
- * fiber yields with it held and the fiber resumed next continues holding it. A waker needs the
- * worker lock, so it only ever sees a waiter before it decided to suspend or once it is fully
- * suspended. Waking a RUNNING or QUEUED fiber changes no state, as in marl. User code never runs
+ * fiber yields with it held and the fiber resumed next continues holding it. User code never runs
  * with the lock held except a {@link SchedulingPolicy}, whose calls {@link Work} makes safe; a task
- * runs with the lock released and re-taken in {@code finally}.
- *
- * <p><b>Lost wake-ups, and one departure from marl.</b> marl's waiter takes the worker lock
- * <em>before</em> releasing the user's lock, so no waker can slip in between. marl4j cannot: the
- * user's lock may be a {@link Mutex}, whose unlock wakes the next owner's fiber and so takes a
- * worker lock, perhaps this one (a self-deadlock; the lock is not reentrant) or another worker's
- * (lock-order inversion). So no worker lock is ever held while user code or a user lock runs.
- * Instead, the waiter samples its fiber's {@code wakeEpoch} while it still holds the user's lock;
- * every wake() bumps the epoch under the worker lock; the waiter, now under the worker lock,
- * suspends only if the epoch is unchanged. A waker that made the predicate true under the user's
- * lock has therefore either bumped the epoch already or finds the fiber suspended. The primitives
- * ({@link Waiter}) use a per-wait {@code notified} flag the same way. Every check that may refuse
- * a wait (the lock check, cancellation) runs before the waiter can be notified, so a refused wait
- * never swallows a notification meant for another waiter.
+ * runs with the lock released and re-taken in {@code finally}. How a fiber suspends, and why no
+ * wake-up is lost although the user's lock is released before the worker lock is taken, is
+ * written in {@link FiberWaits}, where a waiting fiber takes the lock.
  *
  * <p><b>Wakes from other threads</b> take no worker lock: {@link Work#wake} pushes the fiber onto
  * the worker's {@link WakeInbox} and signals the owner only if it sleeps. The owner performs the
  * wake itself (epoch bump, fiber made ready) under its lock when it drains the inbox: at each turn
  * of its loop, before it waits for work, after a fruitless spin and after every sleep; a spin ends
- * and {@link Work#sleep} returns at once while the inbox is not empty. The argument above still
+ * and {@link Work#sleep} returns at once while the inbox is not empty. The argument in {@link FiberWaits} still
  * holds with the inbox in between: the waiter, checking the epoch on its own thread, either sees the
  * bump of a drain that came first or suspends, and then the wake is still in the inbox, where the
  * same thread finds it before it next sleeps or runs another fiber; the push and the owner's
@@ -77,7 +60,8 @@ import java.util.concurrent.locks.Lock;
  * <p><b>Shutdown.</b> A worker runs until it is told to shut down and has no tasks, no ready fibers,
  * no blocked fibers and no delayed tasks (which run when due, as after {@code
  * ScheduledThreadPoolExecutor.shutdown()}); then it marks itself {@code stopped} under the lock, so
- * enqueuers move on. {@link #cancelWaits()} (a bounded close) resumes every suspended fiber with a
+ * enqueuers move on. {@link FiberWaits#cancelWaits()} (a bounded close) resumes every suspended
+ * fiber with a
  * {@link FiberCancelledException} and makes every later wait throw one, so the drain completes.
  *
  * <p><b>Pinning.</b> If the JVM cannot yield a fiber (a native frame or class initializer on its
@@ -117,6 +101,8 @@ final class Worker {
     /** True for the worker of a {@link Marl#blockingCall}'s thread. */
     final boolean forBlockingCall;
     final WorkerStats stats = new WorkerStats();
+    /** How this worker's fibers suspend: the wait entry points, cancellation, the suspended listing. */
+    final FiberWaits waits;
     private final long spinNanos;
     /** How long this worker spins before sleeping, at most spinNanos: see {@link SpinBudget}. Owner only. */
     private final SpinBudget spinBudget;
@@ -125,11 +111,6 @@ final class Worker {
      * through the {@link WakeInbox}. Set by that thread before it takes the lock for the first time.
      */
     volatile Thread ownerThread;
-    /** The body of every continuation fiber, made once: a new fiber runs the loop as {@link #current}. */
-    private final Runnable fiberBody = () -> runFiber(this.current);
-    private final boolean checkLocks;
-    /** With checkLocks: locks the bound thread already held at bind(), which the check ignores. */
-    private Set<Integer> locksHeldAtBind = Set.of();
 
     /** A ready fiber already taken from the policy, for the trampoline to resume next. */
     @GuardedBy("lock")
@@ -145,9 +126,6 @@ final class Worker {
     /** The fibers inside a wait; its size is marl's numBlockedFibers. */
     @GuardedBy("lock")
     final SuspendedList suspended = new SuspendedList();
-    /** Set by cancelWaits(): every suspended and every later wait throws FiberCancelledException. */
-    @GuardedBy("lock")
-    private boolean cancelled;
     /** For an STW draining in close(): when to log the suspended fibers, and when to cancel them. */
     @GuardedBy("lock")
     private CloseWatch closeWatch;
@@ -158,6 +136,8 @@ final class Worker {
     Fiber main;
     private long rng;
     private Thread thread;
+    /** The body of every continuation fiber of this worker (see runFiber). */
+    private final Runnable fiberBody = this::runFiber;
 
     Worker(Scheduler scheduler, int id, Mode mode, boolean forBlockingCall) {
         this.scheduler = scheduler;
@@ -166,10 +146,10 @@ final class Worker {
         this.forBlockingCall = forBlockingCall;
         this.spinNanos = scheduler.spinNanos;
         this.spinBudget = new SpinBudget(spinNanos);
-        this.checkLocks = scheduler.checkLocks;
         this.rng = 0x9E3779B97F4A7C15L * (id + 2);
         this.work = new Work(scheduler.newPolicy());
         this.lock = work.lock;
+        this.waits = new FiberWaits(this);
     }
 
     /** current() is the worker of the calling thread, or null if the thread is neither bound nor a worker. */
@@ -181,9 +161,7 @@ final class Worker {
 
     /** bindToCurrentThread() makes this single-threaded worker the calling thread's worker. */
     void bindToCurrentThread() {
-        if (checkLocks) {
-            locksHeldAtBind = LockCheck.heldLocks();
-        }
+        waits.recordLocksHeldAtBind();
         main = Fiber.main(this);
         current = main;
         thread = Thread.currentThread();
@@ -266,193 +244,6 @@ final class Worker {
         work.setActivity(Work.ACTIVE);
     }
 
-    // ---------------------------------------------------------------- waiting on a fiber
-
-    /**
-     * await() is marl's Worker::wait: suspends {@code fiber} (the current one) until {@code pred},
-     * checked with {@code userLock} held, is true or the deadline passes. Called and returns with
-     * userLock held. Returns the last value of pred.
-     */
-    @Excludes("lock")
-    boolean await(Fiber fiber, Lock userLock, boolean timed, long deadline, BooleanSupplier pred) {
-        while (!pred.getAsBoolean()) {
-            if (timed && deadline - System.nanoTime() <= 0) {
-                return false;
-            }
-            checkMaySuspend(fiber, userLock);
-            // Read with userLock held: a waker that makes pred true must take userLock after this,
-            // so its wake() bumps the epoch after this read, and is seen below or finds us suspended.
-            int epoch = fiber.wakeEpoch;
-            userLock.unlock();
-            lock.lock();
-            try {
-                if (fiber.wakeEpoch == epoch) {
-                    suspend(fiber, timed, deadline);
-                }
-            } finally {
-                lock.unlock();
-                userLock.lock();
-            }
-        }
-        return true;
-    }
-
-    /**
-     * park() suspends {@code fiber} (the current one) unless {@code waiter} has already been
-     * notified, releasing userLock meanwhile. The waiter's flag is set before its fiber is woken, so
-     * a notification that races with this call is seen here or wakes the suspended fiber. The
-     * refusals (lock check, cancellation) are checked by {@link Waiter#forCurrent()} before the
-     * waiter is published.
-     */
-    @Excludes("lock")
-    void park(Fiber fiber, Lock userLock, Waiter waiter, boolean timed, long deadline) {
-        userLock.unlock();
-        lock.lock();
-        try {
-            if (!waiter.notified) {
-                suspend(fiber, timed, deadline);
-            }
-        } finally {
-            lock.unlock();
-            userLock.lock();
-        }
-    }
-
-    /** sleep(fiber, deadline) suspends the current fiber until the deadline has passed. */
-    @Excludes("lock")
-    void sleep(Fiber fiber, long deadline) {
-        checkMaySuspend(fiber, null);
-        lock.lock();
-        try {
-            while (deadline - System.nanoTime() > 0) {
-                suspend(fiber, true, deadline);
-            }
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /**
-     * yieldFiber(fiber) lets every task and fiber already queued on this worker start before the
-     * current fiber continues: it queues a task that wakes the fiber, then suspends.
-     */
-    @Excludes("lock")
-    void yieldFiber(Fiber fiber) {
-        checkMaySuspend(fiber, null);
-        lock.lock();
-        try {
-            if (work.hasDeadlines()) {
-                work.expireDeadlines(System.nanoTime());
-            }
-            if (work.num() == 0) {
-                return;
-            }
-            work.addTask(new Task(fiber::wake, true, fiber.priority));
-            suspend(fiber, false, 0);
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /**
-     * checkMaySuspend(fiber, userLock) throws, before anything is published, if {@code fiber} may not
-     * suspend: it is not this thread's running fiber, its waits were cancelled, or (with the lock
-     * check on) the thread holds a monitor or a thread-owned lock other than {@code userLock}, which
-     * the wait releases. Called by the fiber itself, without the worker lock.
-     */
-    @Excludes("lock")
-    void checkMaySuspend(Fiber fiber, Lock userLock) {
-        if (fiber != current) {
-            throw new IllegalStateException(fiber + " is not the fiber running on this thread ("
-                    + current + "): only a fiber can suspend itself");
-        }
-        if (cancelled) { // racy read: a cancellation that comes later is seen under the lock in suspend()
-            throw cancellation();
-        }
-        if (checkLocks) {
-            LockCheck.verify(locksHeldAtBind, userLock);
-        }
-    }
-
-    /**
-     * suspend() is marl's Worker::suspend. Called with lock held on the current fiber; returns with
-     * lock held once the fiber has been woken or its deadline has passed.
-     *
-     * @throws FiberCancelledException if a bounded close cancelled this worker's waits
-     */
-    @GuardedBy("lock")
-    private void suspend(Fiber fiber, boolean timed, long deadline) {
-        if (cancelled) {
-            throw cancellation();
-        }
-        if (timed) {
-            fiber.changeState(Fiber.State.RUNNING, Fiber.State.WAITING);
-            work.addWaiting(fiber, deadline);
-        } else {
-            fiber.changeState(Fiber.State.RUNNING, Fiber.State.YIELDED);
-        }
-        FiberSuspendEvent event = FiberSuspendEvent.beginIfTurnedOn(); // null, allocating nothing, unless recorded
-        suspended.add(fiber); // before the yield: the fiber is listed whenever a dumper holds the lock
-        if (fiber == main) {
-            trampoline();
-        } else if (!FiberContinuation.suspend()) {
-            PinnedWait.block(this, fiber);
-        }
-        suspended.remove(fiber);
-        fiber.changeState(Fiber.State.QUEUED, Fiber.State.RUNNING);
-        work.progressed();
-        if (event != null) {
-            event.endAndCommit(fiber, timed);
-        }
-        if (cancelled) {
-            throw cancellation();
-        }
-    }
-
-    private FiberCancelledException cancellation() {
-        return new FiberCancelledException("the wait was cancelled because " + scheduler
-                + " was closed with a timeout that passed while this fiber was still suspended");
-    }
-
-    /**
-     * cancelWaits() is a bounded close giving up: it resumes every suspended fiber of this worker
-     * with a {@link FiberCancelledException} thrown from its wait, and makes every later wait throw
-     * one at once, so that the fibers unwind (their finally blocks run) and the worker drains.
-     */
-    @Excludes("lock")
-    void cancelWaits() {
-        lock.lock();
-        try {
-            cancelled = true;
-            suspended.forEach(f -> {
-                if (f.state == Fiber.State.YIELDED || f.state == Fiber.State.WAITING) {
-                    f.wakeEpoch++;
-                    work.addReadyFiber(f);
-                }
-            });
-            work.wakeOwner();
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /**
-     * addSuspendedTo(into) describes, with lock held, every fiber of this worker that is suspended
-     * in a wait, with where it waits. Holding the lock keeps each fiber unmounted while its
-     * continuation is walked, since this worker resumes fibers only with its lock held; it also
-     * stalls this worker for the walk, which is the price of a diagnostic snapshot.
-     */
-    @Excludes("lock")
-    void addSuspendedTo(List<SuspendedFiber> into) {
-        lock.lock();
-        try {
-            long now = System.nanoTime();
-            suspended.forEach(f -> into.add(SuspendedFiber.of(f, thread, f.pinned, now)));
-        } finally {
-            lock.unlock();
-        }
-    }
-
     // ---------------------------------------------------------------- running
 
     /**
@@ -461,7 +252,7 @@ final class Worker {
      * main fiber with lock held; the lock stays held across each fiber's run.
      */
     @GuardedBy("lock")
-    private void trampoline() {
+    void trampoline() {
         while (true) {
             Fiber next = pickNext();
             if (next == main) {
@@ -497,7 +288,7 @@ final class Worker {
         next = idleFibers.pollFirst();
         if (next == null) {
             next = Fiber.create(this, (int) ++stats.fibersCreated);
-            next.continuation = new FiberContinuation(fiberBody); // runs as current, which the trampoline sets
+            next.continuation = new FiberContinuation(fiberBody);
         } else if (next == main) {
             return main; // an STW's main fiber went idle in runUntilIdle: it runs the loop again
         }
@@ -505,10 +296,14 @@ final class Worker {
         return next;
     }
 
-    /** runFiber() is the body of every continuation fiber; entered with lock held. */
+    /**
+     * runFiber() is the body of every continuation fiber; entered with lock held. One body per
+     * worker, not a lambda per fiber (24 bytes each): the trampoline sets {@code current} to the
+     * new fiber before its first resume, so the body finds its fiber there.
+     */
     @GuardedBy("lock")
-    private void runFiber(Fiber self) {
-        runUntilShutdown(self);
+    private void runFiber() {
+        runUntilShutdown(current);
     }
 
     /** Runs the worker loop on self until the worker has drained, or self retires (returns early). */

@@ -8,6 +8,8 @@ import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
@@ -19,33 +21,35 @@ class LockCheckTest {
     /** Runs body as a task on a scheduler created with the check on; returns what it threw. */
     private static Throwable runChecked(boolean enabled, Consumer<Event> body) {
         AtomicReference<Throwable> thrown = new AtomicReference<>();
+        Scheduler.Config config = TestSchedulers.config(1);
+        Scheduler scheduler;
+        // The property is read by the constructor: set only around it, so that a test that hangs
+        // (and is abandoned by its timeout) does not leave the slow check on for the tests after it.
         String before = System.getProperty(LockCheck.PROPERTY);
         System.setProperty(LockCheck.PROPERTY, Boolean.toString(enabled));
-        Scheduler.Config config;
         try {
-            config = TestSchedulers.config(1);
-            Scheduler scheduler = new Scheduler(config);
-            try {
-                Event ready = new Event(Event.Mode.MANUAL, true);
-                WaitGroup done = new WaitGroup(1);
-                scheduler.enqueue(new Task(() -> {
-                    try {
-                        body.accept(ready);
-                    } catch (Throwable t) {
-                        thrown.set(t);
-                    }
-                    done.done();
-                }));
-                done.await();
-            } finally {
-                scheduler.close();
-            }
+            scheduler = new Scheduler(config);
         } finally {
             if (before == null) {
                 System.clearProperty(LockCheck.PROPERTY);
             } else {
                 System.setProperty(LockCheck.PROPERTY, before);
             }
+        }
+        try {
+            Event ready = new Event(Event.Mode.MANUAL, true);
+            WaitGroup done = new WaitGroup(1);
+            scheduler.enqueue(new Task(() -> {
+                try {
+                    body.accept(ready);
+                } catch (Throwable t) {
+                    thrown.set(t);
+                }
+                done.done();
+            }));
+            done.await();
+        } finally {
+            scheduler.close();
         }
         TestSchedulers.assertNoThreadsLeft(config.getThreadNamePrefix());
         return thrown.get();
@@ -160,6 +164,70 @@ class LockCheckTest {
             } else {
                 System.setProperty(LockCheck.PROPERTY, before);
             }
+        }
+    }
+
+    /**
+     * A refused wait is refused before any notifier could pick it: while a fiber holding a
+     * thread-owned lock has its waits on an Event and a ConditionVariable refused again and again,
+     * a sampler never sees a waiter in either. If the check ran after the waiter was published
+     * (queued where a signal can take it, with the primitive's lock released), the sampler would see
+     * it during the check, and a signal could be given to the waiter that is about to throw. The
+     * check lasts milliseconds (listing a thread's locked synchronizers walks the heap), so the
+     * sampler would see most of them.
+     */
+    @Test
+    void refusedWaitsAreNeverVisibleToANotifier() throws Exception {
+        Event event = new Event(Event.Mode.AUTO);
+        ConditionVariable cv = new ConditionVariable();
+        Mutex mutex = new Mutex();
+        ReentrantLock threadOwned = new ReentrantLock();
+        AtomicBoolean done = new AtomicBoolean();
+        AtomicInteger seen = new AtomicInteger();
+        AtomicInteger refusals = new AtomicInteger();
+        Thread sampler = TestSchedulers.startThread("sampler", () -> {
+            while (!done.get()) {
+                if (event.waiterCount() > 0 || cv.waiterCount() > 0) {
+                    seen.incrementAndGet();
+                }
+                Thread.yield();
+            }
+        });
+        Throwable thrown;
+        try {
+            thrown = runChecked(true, ready -> {
+                for (int i = 0; i < REFUSALS; i++) {
+                    threadOwned.lock();
+                    try {
+                        refuse(event::await, refusals);
+                        mutex.lock();
+                        try {
+                            refuse(() -> cv.await(mutex, () -> false), refusals);
+                        } finally {
+                            mutex.unlock();
+                        }
+                    } finally {
+                        threadOwned.unlock();
+                    }
+                }
+            });
+        } finally {
+            done.set(true);
+            sampler.join();
+        }
+        assertNull(thrown);
+        assertEquals(2 * REFUSALS, refusals.get());
+        assertEquals(0, seen.get(), "a refused waiter was visible to notifiers");
+    }
+
+    /** Each refusal walks the heap for locked synchronizers (milliseconds): few are plenty. */
+    private static final int REFUSALS = 40;
+
+    private static void refuse(Runnable wait, AtomicInteger refusals) {
+        try {
+            wait.run();
+        } catch (IllegalStateException expected) {
+            refusals.incrementAndGet();
         }
     }
 }

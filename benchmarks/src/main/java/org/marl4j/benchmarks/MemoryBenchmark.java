@@ -199,8 +199,13 @@ public final class MemoryBenchmark {
         }
         Thread.sleep(SETTLE_MILLIS);
         long used = usedHeapAfterGc();
-        // -Dmemory.holdMillis=N keeps the fibers blocked a while longer, for jcmd GC.class_histogram.
-        Thread.sleep(Long.getLong("memory.holdMillis", 0));
+        // -Dmemory.holdMillis=N keeps the fibers blocked a while longer, for jcmd GC.class_histogram;
+        // the line on stderr tells a script when (warm-up rounds hold too).
+        long hold = Long.getLong("memory.holdMillis", 0);
+        if (hold > 0) {
+            System.err.println("holding " + fibers + " blocked for " + hold + " ms");
+        }
+        Thread.sleep(hold);
         return used;
     }
 

@@ -5,11 +5,12 @@ import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiConsumer;
 import org.marl4j.Event;
 
 /**
  * The completion of all of a list of stages, or the first failure among them: the engine of
- * {@link Futures#awaitAll}. Each stage's callback stores its value in its slot and counts down;
+ * {@link Futures#awaitAll}. Each stage's callback (a {@link Slot}) stores its value in its slot and counts down;
  * the last one, or the first failure, signals a MANUAL {@link Event} (waiting works as in
  * {@link Outcome}).
  */
@@ -43,6 +44,32 @@ final class AllOutcome<T> {
 
     void await() {
         event.await();
+    }
+
+    /** isDone() is whether every stage has completed or one has failed: nothing more to wait for. */
+    boolean isDone() {
+        return remaining.get() == 0 || firstFailure.get() != null;
+    }
+
+    /** slot(index) is the callback of stage {@code index}. */
+    Slot slot(int index) {
+        return new Slot(this, index);
+    }
+
+    /**
+     * The callback of one stage: registered in the stage's {@link StageWaiters} (or, on a stage
+     * already done, on the stage itself), so that awaitAll can take it back on return.
+     */
+    record Slot(AllOutcome<?> all, int index) implements BiConsumer<Object, Throwable> {
+        @Override
+        public void accept(Object value, Throwable failure) {
+            all.completeUnchecked(index, value, failure);
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private void completeUnchecked(int index, Object value, Throwable failure) {
+        complete(index, (T) value, failure);
     }
 
     /** get() returns the values in stage order, or throws the first failure. Call after await(). */

@@ -13,6 +13,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 import org.marl4j.Fiber;
 import org.marl4j.Scheduler;
@@ -61,6 +62,13 @@ public final class Futures {
      */
     public static <T> T await(CompletionStage<T> stage) {
         Objects.requireNonNull(stage, "stage must not be null");
+        Fiber fiber = Fiber.current();
+        if (fiber != null) {
+            FiberAwait<T> wait = new FiberAwait<>(fiber); // the whole cost of a suspended await
+            stage.whenComplete(wait);
+            fiber.await(wait);
+            return wait.get();
+        }
         Outcome<T> outcome = new Outcome<>();
         stage.whenComplete(outcome);
         outcome.await();
@@ -143,11 +151,22 @@ public final class Futures {
     public static <T> List<T> awaitAll(Collection<? extends CompletionStage<? extends T>> stages) {
         List<CompletionStage<? extends T>> list = copy(stages);
         AllOutcome<T> all = new AllOutcome<>(list.size());
-        for (int i = 0; i < list.size(); i++) {
-            int index = i;
-            list.get(i).whenComplete((value, failure) -> all.complete(index, value, failure));
+        // Through each stage's shared waiter set, left again on return: after the first failure,
+        // the stages still pending keep nothing of this call.
+        List<StageWaiters<?>> joined = new ArrayList<>(list.size());
+        List<AllOutcome.Slot> slots = new ArrayList<>(list.size());
+        try {
+            for (int i = 0; i < list.size() && !all.isDone(); i++) {
+                AllOutcome.Slot slot = all.slot(i);
+                slots.add(slot);
+                join(list.get(i), slot, joined);
+            }
+            all.await();
+        } finally {
+            for (int i = 0; i < joined.size(); i++) {
+                joined.get(i).remove(slots.get(i));
+            }
         }
-        all.await();
         return all.get();
     }
 
@@ -199,15 +218,19 @@ public final class Futures {
         return outcome.get();
     }
 
-    /** Makes outcome wait for stage: directly if it is already done, else through its waiter set. */
-    private static <S extends T, T> void join(CompletionStage<S> stage, Outcome<T> outcome, List<StageWaiters<?>> joined) {
+    /**
+     * Makes waiter wait for stage: directly if it is already done, else through its waiter set,
+     * which is added to joined (only then), for the caller to remove waiter from on return.
+     */
+    private static <S> void join(CompletionStage<S> stage, BiConsumer<? super S, ? super Throwable> waiter,
+            List<StageWaiters<?>> joined) {
         if (isDone(stage)) {
-            stage.whenComplete(outcome); // runs at once: nothing stays on the stage
+            stage.whenComplete(waiter); // runs at once: nothing stays on the stage
             return;
         }
         StageWaiters<S> waiters = StageWaiters.of(stage);
         joined.add(waiters);
-        waiters.add(outcome);
+        waiters.add(waiter);
     }
 
     /**

@@ -1,6 +1,7 @@
 package org.marl4j.futures;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.marl4j.TestSchedulers.runOnFiber;
@@ -8,6 +9,7 @@ import static org.marl4j.TestSchedulers.withScheduler;
 
 import java.lang.ref.WeakReference;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.Test;
@@ -86,6 +88,31 @@ class FuturesRetentionTest {
         }));
         assertEquals(1, never.getNumberOfDependents(), "callbacks left on the losing stage");
         assertEquals(0, StageWaiters.of(never).size(), "losing waiters left registered");
+    }
+
+    /** awaitAll returning at the first failure leaves nothing of itself on the stages still pending. */
+    @ForEachWorkerCount
+    void awaitAll_failingManyTimes_leavesOneCallbackOnThePendingStage(int workers) {
+        CompletableFuture<String> pending = new CompletableFuture<>();
+        IllegalStateException failure = new IllegalStateException("failed");
+        withScheduler(workers, scheduler -> runOnFiber(scheduler, () -> {
+            for (int i = 0; i < WAITS; i++) {
+                assertSame(failure, assertThrows(IllegalStateException.class,
+                        () -> Futures.awaitAll(pending, CompletableFuture.<String>failedFuture(failure))));
+            }
+            Scheduler current = Scheduler.get();
+            for (int i = 0; i < SLEEPING_WAITS; i++) {
+                CompletableFuture<String> failsLater = new CompletableFuture<>();
+                current.enqueue(new Task(() -> failsLater.completeExceptionally(failure)));
+                // suspends until the second stage fails
+                assertSame(failure, assertThrows(IllegalStateException.class, () -> Futures.awaitAll(pending, failsLater)));
+            }
+            return null;
+        }));
+        assertEquals(1, pending.getNumberOfDependents(), "callbacks left on the pending stage");
+        assertEquals(0, StageWaiters.of(pending).size(), "awaitAll's waiters left registered");
+        pending.complete("late"); // and the one callback left is harmless
+        assertEquals(List.of("late", "x"), Futures.awaitAll(pending, CompletableFuture.completedFuture("x")));
     }
 
     /** The registry holds its stages weakly: stages awaited with a timeout and then dropped are collected. */

@@ -1,0 +1,304 @@
+package org.marl4j;
+
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.locks.Lock;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The fiber-wait entry points of one {@link Worker}: how a fiber suspends itself (marl's
+ * {@code Worker::wait} and {@code Worker::suspend}), how a bounded close cancels every wait, and
+ * the listing of suspended fibers for diagnostics. The run loop that resumes fibers is
+ * {@link Worker}'s.
+ *
+ * <h2>Implementation overview</h2>
+ *
+ * <p><b>The worker lock across a suspend.</b> As in marl, the worker's {@code lock} is held across
+ * fiber switches: {@link #suspend} is entered with it held, the fiber yields with it held, and the
+ * fiber that the worker resumes next continues holding it (and releases it when it runs a task or
+ * sleeps). A waker needs the worker lock ({@link Work#wake}), so it only ever sees a waiter before
+ * it decided to suspend or once it is fully suspended. Waking a RUNNING or QUEUED fiber changes
+ * no state, as in marl.
+ *
+ * <p><b>Lost wake-ups, and one departure from marl.</b> marl's waiter takes the worker lock
+ * <em>before</em> releasing the user's lock, so no waker can slip in between. marl4j cannot: the
+ * user's lock may be a {@link Mutex}, whose unlock wakes the next owner's fiber and so takes a
+ * worker lock, perhaps this one (a self-deadlock; the lock is not reentrant) or another worker's
+ * (lock-order inversion). So no worker lock is ever held while user code or a user lock runs.
+ * Instead, {@link #await} samples its fiber's {@code wakeEpoch} while it still holds the user's
+ * lock, before it evaluates the predicate; every wake() bumps the epoch under the worker lock; the waiter, now under the worker lock,
+ * suspends only if the epoch is unchanged. A waker that made the predicate true under the user's
+ * lock has therefore either bumped the epoch already or finds the fiber suspended. The primitives
+ * ({@link Waiter}, through {@link #park}) use a per-wait {@code notified} flag the same way. Every
+ * check that may refuse a wait ({@link #checkMaySuspend}: the lock check, cancellation) runs
+ * before the waiter can be notified, so a refused wait never swallows a notification meant for
+ * another waiter; a cancellation that comes later, in {@link #suspend}, may find the waiter
+ * notified already, and the primitive passes that notification on ({@link WaitQueue#leave}).
+ * {@link #await(Fiber, BooleanSupplier)} needs no lock at all: it reads the epoch before the
+ * predicate, and its predicate reads only volatile state.
+ *
+ * <p><b>Memory.</b> A suspended fiber's cost is mostly its continuation's stack chunk, which the
+ * JVM sizes from the frames between the continuation's entry and {@code Continuation.yield}: the
+ * run loop, the user's task, and the wait. So the wait paths here allocate nothing per wait
+ * beyond the primitive's waiter node, and every frame or live local added between a wait and the
+ * yield costs every suspended fiber (see benchmarks' {@code MemoryBenchmark}).
+ *
+ * <p><b>Cancellation.</b> {@link #cancelWaits()} (a bounded close giving up) resumes every
+ * suspended fiber with a {@link FiberCancelledException} and makes every later wait throw one, so
+ * the worker drains.
+ */
+final class FiberWaits {
+    private final Worker worker;
+    private final Work work;
+    /** worker.lock: guards the fields below marked with it, and is held across every fiber switch. */
+    private final WorkerLock lock;
+    private final boolean checkLocks;
+    /** With checkLocks: locks the bound thread already held at bind(), which the check ignores. */
+    private Set<Integer> locksHeldAtBind = Set.of();
+    /** Set by cancelWaits(): every suspended and every later wait throws FiberCancelledException. */
+    @GuardedBy("lock")
+    private boolean cancelled;
+
+    FiberWaits(Worker worker) {
+        this.worker = worker;
+        this.work = worker.work;
+        this.lock = worker.lock;
+        this.checkLocks = worker.scheduler.checkLocks;
+    }
+
+    /** recordLocksHeldAtBind() notes, with the lock check on, the locks a thread holds as it binds. */
+    void recordLocksHeldAtBind() {
+        if (checkLocks) {
+            locksHeldAtBind = LockCheck.heldLocks();
+        }
+    }
+
+    /**
+     * await() is marl's Worker::wait: suspends {@code fiber} (the current one) until {@code pred},
+     * checked with {@code userLock} held, is true or the deadline passes. Called and returns with
+     * userLock held, as many times as before (a reentrant one is released completely meanwhile).
+     * Returns the last value of pred.
+     */
+    @Excludes("lock")
+    boolean await(Fiber fiber, Lock userLock, boolean timed, long deadline, BooleanSupplier pred) {
+        // Every hold of a reentrant userLock is released while suspended, or its waker could not take it.
+        int holds = LockHolds.reduceToOne(userLock, "Fiber.await");
+        try {
+            return awaitHeldOnce(fiber, userLock, timed, deadline, pred);
+        } finally {
+            LockHolds.restore(userLock, holds);
+        }
+    }
+
+    @Excludes("lock")
+    private boolean awaitHeldOnce(Fiber fiber, Lock userLock, boolean timed, long deadline, BooleanSupplier pred) {
+        while (true) {
+            // Read with userLock held, before pred: a waker that makes pred true must take userLock
+            // after this, so its wake() bumps the epoch after this read, and is seen below or finds
+            // us suspended.
+            int epoch = fiber.wakeEpoch;
+            if (pred.getAsBoolean()) {
+                return true;
+            }
+            if (timed && deadline - System.nanoTime() <= 0) {
+                return false;
+            }
+            checkMaySuspend(fiber, userLock);
+            userLock.unlock();
+            lock.lock();
+            try {
+                if (fiber.wakeEpoch == epoch) {
+                    suspend(fiber, timed, deadline);
+                }
+            } finally {
+                lock.unlock();
+                userLock.lock();
+            }
+        }
+    }
+
+    /**
+     * await(fiber, pred) suspends {@code fiber} (the current one) until {@code pred}, which reads
+     * only state written with volatile (or stronger) semantics before its writer wakes the fiber,
+     * is true. No lock is needed: the epoch is read before pred, so if pred misses a write, the
+     * wake() that follows the write bumps the epoch after this read (volatile accesses are totally
+     * ordered), and is seen under the worker lock or finds the fiber suspended. The leanest wait:
+     * what {@code Futures.await} uses, with its one callback object as pred.
+     */
+    @Excludes("lock")
+    void await(Fiber fiber, BooleanSupplier pred) {
+        while (true) {
+            int epoch = fiber.wakeEpoch;
+            if (pred.getAsBoolean()) {
+                return;
+            }
+            checkMaySuspend(fiber, null);
+            lock.lock();
+            try {
+                if (fiber.wakeEpoch == epoch) {
+                    suspend(fiber, false, 0);
+                }
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
+    /**
+     * park() suspends {@code fiber} (the current one) unless {@code waiter} has already been
+     * notified, releasing userLock meanwhile. The waiter's flag is set before its fiber is woken, so
+     * a notification that races with this call is seen here or wakes the suspended fiber. The
+     * refusals (lock check, cancellation) are checked by {@link Waiter#forCurrent()} before the
+     * waiter is published.
+     */
+    @Excludes("lock")
+    void park(Fiber fiber, Lock userLock, Waiter waiter, boolean timed, long deadline) {
+        userLock.unlock();
+        lock.lock();
+        try {
+            if (!waiter.notified) {
+                suspend(fiber, timed, deadline);
+            }
+        } finally {
+            lock.unlock();
+            userLock.lock();
+        }
+    }
+
+    /** sleep(fiber, deadline) suspends the current fiber until the deadline has passed. */
+    @Excludes("lock")
+    void sleep(Fiber fiber, long deadline) {
+        checkMaySuspend(fiber, null);
+        lock.lock();
+        try {
+            while (deadline - System.nanoTime() > 0) {
+                suspend(fiber, true, deadline);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * yieldFiber(fiber) lets every task and fiber already queued on this worker start before the
+     * current fiber continues: it queues a task that wakes the fiber, then suspends.
+     */
+    @Excludes("lock")
+    void yieldFiber(Fiber fiber) {
+        checkMaySuspend(fiber, null);
+        lock.lock();
+        try {
+            if (work.hasDeadlines()) {
+                work.expireDeadlines(System.nanoTime());
+            }
+            work.drainInbox(); // tasks and wakes other threads left count as work to yield to
+            if (work.num() == 0) {
+                return;
+            }
+            work.addTask(new Task(fiber::wake, true, fiber.priority));
+            suspend(fiber, false, 0);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * checkMaySuspend(fiber, userLock) throws, before anything is published, if {@code fiber} may not
+     * suspend: it is not this thread's running fiber, its waits were cancelled, or (with the lock
+     * check on) the thread holds a monitor or a thread-owned lock other than {@code userLock}, which
+     * the wait releases. Called by the fiber itself, without the worker lock.
+     */
+    @Excludes("lock")
+    void checkMaySuspend(Fiber fiber, Lock userLock) {
+        if (fiber != worker.current) {
+            throw new IllegalStateException(fiber + " is not the fiber running on this thread ("
+                    + worker.current + "): only a fiber can suspend itself");
+        }
+        if (cancelled) { // racy read: a cancellation that comes later is seen under the lock in suspend()
+            throw cancellation();
+        }
+        if (checkLocks) {
+            LockCheck.verify(locksHeldAtBind, userLock);
+        }
+    }
+
+    /**
+     * suspend() is marl's Worker::suspend. Called with lock held on the current fiber; returns with
+     * lock held once the fiber has been woken or its deadline has passed.
+     *
+     * @throws FiberCancelledException if a bounded close cancelled this worker's waits
+     */
+    @GuardedBy("lock")
+    private void suspend(Fiber fiber, boolean timed, long deadline) {
+        if (cancelled) {
+            throw cancellation();
+        }
+        if (timed) {
+            fiber.changeState(Fiber.State.RUNNING, Fiber.State.WAITING);
+            work.addWaiting(fiber, deadline);
+        } else {
+            fiber.changeState(Fiber.State.RUNNING, Fiber.State.YIELDED);
+        }
+        FiberSuspendEvent event = FiberSuspendEvent.beginIfTurnedOn(); // null, allocating nothing, unless recorded
+        worker.suspended.add(fiber); // before the yield: the fiber is listed whenever a dumper holds the lock
+        if (fiber == worker.main) {
+            worker.trampoline();
+        } else if (!FiberContinuation.suspend()) {
+            PinnedWait.block(worker, fiber);
+        }
+        worker.suspended.remove(fiber);
+        fiber.changeState(Fiber.State.QUEUED, Fiber.State.RUNNING);
+        work.progressed();
+        if (event != null) {
+            event.endAndCommit(fiber, timed);
+        }
+        if (cancelled) {
+            throw cancellation();
+        }
+    }
+
+    private FiberCancelledException cancellation() {
+        return new FiberCancelledException("the wait was cancelled because " + worker.scheduler
+                + " was closed with a timeout that passed while this fiber was still suspended");
+    }
+
+    /**
+     * cancelWaits() is a bounded close giving up: it resumes every suspended fiber of this worker
+     * with a {@link FiberCancelledException} thrown from its wait, and makes every later wait throw
+     * one at once, so that the fibers unwind (their finally blocks run) and the worker drains.
+     */
+    @Excludes("lock")
+    void cancelWaits() {
+        lock.lock();
+        try {
+            cancelled = true;
+            worker.suspended.forEach(f -> {
+                if (f.state == Fiber.State.YIELDED || f.state == Fiber.State.WAITING) {
+                    f.wakeEpoch++;
+                    work.addReadyFiber(f);
+                }
+            });
+            work.wakeOwner();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * addSuspendedTo(into) describes, with lock held, every fiber of this worker that is suspended
+     * in a wait, with where it waits. Holding the lock keeps each fiber unmounted while its
+     * continuation is walked, since this worker resumes fibers only with its lock held; it also
+     * stalls this worker for the walk, which is the price of a diagnostic snapshot.
+     */
+    @Excludes("lock")
+    void addSuspendedTo(List<SuspendedFiber> into) {
+        lock.lock();
+        try {
+            long now = System.nanoTime();
+            Thread thread = worker.thread();
+            worker.suspended.forEach(f -> into.add(SuspendedFiber.of(f, thread, f.pinned, now)));
+        } finally {
+            lock.unlock();
+        }
+    }
+}

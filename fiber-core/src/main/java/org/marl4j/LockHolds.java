@@ -1,0 +1,53 @@
+package org.marl4j;
+
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The holds of a reentrant lock across a wait that releases it: a wait must release every hold,
+ * since keeping one would shut out the very fiber (or thread) that is to wake it, and the caller
+ * gets them all back when the wait returns, as {@code ReentrantLock}'s own {@code Condition} does.
+ * A {@link Mutex} or a {@code ReentrantLock} held n times keeps one hold for the wait to release
+ * and take again; the other n - 1 are put aside here. Any other lock must be held once.
+ */
+final class LockHolds {
+    private LockHolds() {}
+
+    /**
+     * reduceToOne(lock, waitName) leaves the caller with one hold of {@code lock} and returns how
+     * many it had, for {@link #restore}. Throws, naming {@code waitName}, if the caller does not hold
+     * a Mutex or ReentrantLock given as lock.
+     */
+    static int reduceToOne(Lock lock, String waitName) {
+        if (lock instanceof Mutex mutex) {
+            if (!mutex.isHeldByCurrentFiber()) {
+                throw new IllegalMonitorStateException(waitName + " needs " + mutex
+                        + " held by the caller: lock it before awaiting");
+            }
+            return mutex.reduceToOneHold();
+        }
+        if (lock instanceof ReentrantLock reentrant) {
+            int holds = reentrant.getHoldCount();
+            if (holds == 0) {
+                throw new IllegalMonitorStateException(waitName + " needs " + reentrant
+                        + " held by the calling thread: lock it before awaiting");
+            }
+            for (int i = 1; i < holds; i++) {
+                reentrant.unlock();
+            }
+            return holds;
+        }
+        return 1;
+    }
+
+    /** restore(lock, holds) gives back the holds reduceToOne put aside; called holding lock once. */
+    static void restore(Lock lock, int holds) {
+        if (lock instanceof Mutex mutex) {
+            mutex.restoreHolds(holds);
+        } else if (lock instanceof ReentrantLock reentrant) {
+            for (int i = 1; i < holds; i++) {
+                reentrant.lock();
+            }
+        }
+    }
+}
