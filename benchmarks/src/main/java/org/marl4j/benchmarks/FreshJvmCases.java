@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 /**
  * FreshJvmCases runs the workloads that are not JMH timings — plain {@code main}s that print
@@ -35,6 +36,8 @@ final class FreshJvmCases {
     private FreshJvmCases() {}
 
     private static final String X = BenchSupport.ADD_EXPORTS;
+    /** The longest one fresh-JVM case may run before it is ended and reported as failed. */
+    private static final long CASE_TIMEOUT_SECONDS = 180;
 
     /** sections(quick) lists the sections; quick shortens the timed ones to a smoke test. */
     static List<Section> sections(boolean quick) {
@@ -121,6 +124,17 @@ final class FreshJvmCases {
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), c.main().getName()));
         command.addAll(c.args());
         Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        // A case that thrashes the GC near its heap limit (the 512 MiB burst) may never end by itself:
+        // end it, and report it as failed, once it has had far longer than any passing run needs.
+        Thread watchdog = Thread.ofPlatform().daemon().start(() -> {
+            try {
+                if (!p.waitFor(CASE_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+                    p.destroyForcibly();
+                }
+            } catch (InterruptedException ignored) {
+                // the case ended first
+            }
+        });
         Map<String, Double> out = new LinkedHashMap<>();
         StringBuilder other = new StringBuilder();
         try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
@@ -135,9 +149,13 @@ final class FreshJvmCases {
             }
         }
         int exit = p.waitFor();
+        watchdog.interrupt();
         System.out.println("[fresh-jvm] " + c.label() + ": exit " + exit + " " + out);
         if (exit != 0) {
             String why = other.toString().contains("OutOfMemoryError") ? "OutOfMemoryError" : "exit " + exit;
+            if (exit == 137 || exit == 143) {
+                why += " (ended after " + CASE_TIMEOUT_SECONDS + " s)";
+            }
             failures.put(c.label(), why);
             System.out.print(other);
             return null;
