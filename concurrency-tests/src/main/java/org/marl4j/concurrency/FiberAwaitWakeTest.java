@@ -3,8 +3,6 @@ package org.marl4j.concurrency;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
-import java.util.concurrent.locks.ReentrantLock;
-import org.marl4j.Fiber;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Description;
 import org.openjdk.jcstress.annotations.JCStressTest;
@@ -26,37 +24,17 @@ import org.openjdk.jcstress.infra.results.Z_Result;
         desc = "Lost wake-up: the predicate became true under the lock and wake() was called, yet the fiber "
                 + "stayed suspended until its timeout. The wake fell between the epoch sample and the suspend.")
 @State
-public class FiberAwaitWakeTest {
-    private final ReentrantLock lock = new ReentrantLock();
-    private boolean ready; // guarded by lock
-    private volatile Fiber waiter;
-
-    /** The waiting fiber: publishes itself, then waits for ready. */
+public class FiberAwaitWakeTest extends AwaitWakeRace {
+    /** The waiting fiber: the bound thread's main fiber. */
     @Actor
     public void waiter(Z_Result r) {
         Fibers.bindThisThread();
-        lock.lock();
-        try {
-            waiter = Fiber.current();
-            r.r1 = Fibers.promptly(() -> Fiber.current().await(lock, Fibers.LOST, () -> ready));
-        } finally {
-            lock.unlock();
-        }
+        r.r1 = awaitReady();
     }
 
     /** The waker: changes the state under the lock, then wakes the fiber once it is known. */
     @Actor
     public void waker() {
-        lock.lock();
-        try {
-            ready = true;
-        } finally {
-            lock.unlock();
-        }
-        Fiber fiber;
-        while ((fiber = waiter) == null) {
-            Thread.onSpinWait();
-        }
-        fiber.wake();
+        makeReadyAndWake();
     }
 }

@@ -3,8 +3,6 @@ package org.marl4j.concurrency;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
-import java.util.concurrent.locks.ReentrantLock;
-import org.marl4j.Fiber;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Description;
 import org.openjdk.jcstress.annotations.JCStressTest;
@@ -24,38 +22,16 @@ import org.openjdk.jcstress.infra.results.Z_Result;
         desc = "Lost wake-up: wake() was called after the change, yet the fiber stayed suspended until its "
                 + "timeout. Either the epoch check missed the wake, or the sleeping worker was not woken for it.")
 @State
-public class WorkerFiberAwaitWakeTest {
-    private final ReentrantLock lock = new ReentrantLock();
-    private boolean ready; // guarded by lock
-    private volatile Fiber waiter;
-
+public class WorkerFiberAwaitWakeTest extends AwaitWakeRace {
     /** Runs the waiting fiber as a task on the one-worker scheduler and reports what it saw. */
     @Actor
     public void waiter(Z_Result r) {
-        r.r1 = Fibers.onWorker(() -> {
-            lock.lock();
-            try {
-                waiter = Fiber.current();
-                return Fibers.promptly(() -> Fiber.current().await(lock, Fibers.LOST, () -> ready));
-            } finally {
-                lock.unlock();
-            }
-        });
+        r.r1 = Fibers.onWorker(this::awaitReady);
     }
 
     /** The waker: changes the state under the lock, then wakes the fiber once it is known. */
     @Actor
     public void waker() {
-        lock.lock();
-        try {
-            ready = true;
-        } finally {
-            lock.unlock();
-        }
-        Fiber fiber;
-        while ((fiber = waiter) == null) {
-            Thread.onSpinWait();
-        }
-        fiber.wake();
+        makeReadyAndWake();
     }
 }
