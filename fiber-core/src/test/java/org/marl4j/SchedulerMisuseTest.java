@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.time.Duration;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 
@@ -42,68 +43,40 @@ class SchedulerMisuseTest {
 
     @Test
     void unbindingFromATaskThrows() {
-        AtomicReference<Throwable> thrown = new AtomicReference<>();
-        TestSchedulers.withBoundScheduler(0, scheduler -> {
-            WaitGroup done = new WaitGroup(1);
-            Marl.schedule(() -> {
-                try {
-                    scheduler.unbind();
-                } catch (Throwable t) {
-                    thrown.set(t);
-                }
-                done.done();
-            });
-            done.await();
-        });
-        assertTrue(thrown.get() instanceof IllegalStateException, String.valueOf(thrown.get()));
+        Throwable thrown = thrownByATask(0, Scheduler::unbind);
+        assertTrue(thrown instanceof IllegalStateException, String.valueOf(thrown));
     }
 
     @Test
     void unbindingAWorkerThreadThrows() {
-        AtomicReference<Throwable> thrown = new AtomicReference<>();
-        TestSchedulers.withBoundScheduler(1, scheduler -> {
-            WaitGroup done = new WaitGroup(1);
-            Marl.schedule(() -> {
-                try {
-                    scheduler.unbind();
-                } catch (Throwable t) {
-                    thrown.set(t);
-                }
-                done.done();
-            });
-            done.await();
-        });
-        assertTrue(thrown.get() instanceof IllegalStateException, String.valueOf(thrown.get()));
-        assertTrue(thrown.get().getMessage().contains("worker thread"), thrown.get().getMessage());
+        Throwable thrown = thrownByATask(1, Scheduler::unbind);
+        assertTrue(thrown instanceof IllegalStateException, String.valueOf(thrown));
+        assertTrue(thrown.getMessage().contains("worker thread"), thrown.getMessage());
     }
 
     @Test
     void closingFromATaskOnABoundThreadThrows() {
-        AtomicReference<Throwable> thrown = new AtomicReference<>();
-        TestSchedulers.withBoundScheduler(0, scheduler -> {
-            WaitGroup done = new WaitGroup(1);
-            Marl.schedule(() -> {
-                try {
-                    scheduler.close();
-                } catch (Throwable t) {
-                    thrown.set(t);
-                }
-                done.done();
-            });
-            done.await(); // the task runs here, on the bound thread, while its main fiber waits
-        });
-        assertTrue(thrown.get() instanceof IllegalStateException, String.valueOf(thrown.get()));
-        assertTrue(thrown.get().getMessage().contains("thread's own code"), thrown.get().getMessage());
+        // With no worker threads the task runs on the bound thread, while its main fiber waits.
+        Throwable thrown = thrownByATask(0, Scheduler::close);
+        assertTrue(thrown instanceof IllegalStateException, String.valueOf(thrown));
+        assertTrue(thrown.getMessage().contains("thread's own code"), thrown.getMessage());
     }
 
     @Test
     void closingFromATaskThrows() {
+        Throwable thrown = thrownByATask(2, Scheduler::close);
+        assertTrue(thrown instanceof IllegalStateException, String.valueOf(thrown));
+        assertTrue(thrown.getMessage().contains("another thread"), thrown.getMessage());
+    }
+
+    /** thrownByATask(workers, misuse) is what misuse threw inside a task of a bound scheduler, or null. */
+    private static Throwable thrownByATask(int workers, Consumer<Scheduler> misuse) {
         AtomicReference<Throwable> thrown = new AtomicReference<>();
-        TestSchedulers.withBoundScheduler(2, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             WaitGroup done = new WaitGroup(1);
             Marl.schedule(() -> {
                 try {
-                    scheduler.close();
+                    misuse.accept(scheduler);
                 } catch (Throwable t) {
                     thrown.set(t);
                 }
@@ -111,8 +84,7 @@ class SchedulerMisuseTest {
             });
             done.await();
         });
-        assertTrue(thrown.get() instanceof IllegalStateException, String.valueOf(thrown.get()));
-        assertTrue(thrown.get().getMessage().contains("another thread"), thrown.get().getMessage());
+        return thrown.get();
     }
 
     @Test

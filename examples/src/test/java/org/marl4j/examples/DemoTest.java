@@ -65,37 +65,36 @@ class DemoTest {
 
     @Test
     void summary_marl4jSlowerThanVirtualThreads_saysSo() {
-        String text = HttpServerDemo.summary(results(1_800, 2_600, 1_700), 2, load());
-        assertTrue(text.contains("1.06x its requests/s"), text);
-        assertTrue(text.contains("0.69x its requests/s"), text);
-        assertTrue(text.contains("Virtual threads served more here"), text);
-        assertTrue(text.contains("about even"), text);
-        assertTrue(text.contains("2,000 requests/s"), text);
+        assertSummary(summary(1_800, 2_600, 1_700), List.of("1.06x its requests/s", "0.69x its requests/s",
+                "Virtual threads served more here", "about even", "2,000 requests/s"), List.of());
     }
 
     @Test
     void summary_marl4jAheadOfThePoolButUnderItsCeiling_doesNotClaimThePoint() {
-        String text = HttpServerDemo.summary(results(1_650, 1_740, 1_240), 2, load());
-        assertTrue(text.contains("both stayed under the pool's ceiling"), text);
-        assertFalse(text.contains("point of the demo"), text);
-        assertTrue(text.contains("About the same"), text);
+        assertSummary(summary(1_650, 1_740, 1_240), List.of("both stayed under the pool's ceiling", "About the same"),
+                List.of("point of the demo"));
     }
 
     @Test
     void summary_marl4jBehindThePool_saysItServedLess() {
-        String text = HttpServerDemo.summary(results(954, 1_973, 1_330), 2, load());
-        assertTrue(text.contains("0.72x its requests/s"), text);
-        assertTrue(text.contains("marl4j served less than the pool"), text);
-        assertTrue(text.contains("Virtual threads served more here"), text);
+        assertSummary(summary(954, 1_973, 1_330), List.of("0.72x its requests/s", "marl4j served less than the pool",
+                "Virtual threads served more here"), List.of());
     }
 
     @Test
     void summary_marl4jAheadOfBoth_saysSo() {
-        String text = HttpServerDemo.summary(results(3_000, 2_500, 1_500), 2, load());
-        assertTrue(text.contains("went past that ceiling"), text);
-        assertTrue(text.contains("this is the point of the demo"), text);
-        assertTrue(text.contains("marl4j served more here"), text);
-        assertFalse(text.contains("Virtual threads served more"), text);
+        assertSummary(summary(3_000, 2_500, 1_500), List.of("went past that ceiling", "this is the point of the demo",
+                "marl4j served more here"), List.of("Virtual threads served more"));
+    }
+
+    private static void assertSummary(String text, List<String> says, List<String> neverSays) {
+        says.forEach(phrase -> assertTrue(text.contains(phrase), () -> "missing \"" + phrase + "\" in:\n" + text));
+        neverSays.forEach(phrase -> assertFalse(text.contains(phrase), () -> "unexpected \"" + phrase + "\" in:\n" + text));
+    }
+
+    /** summary(...) is the demo's summary of one run with these requests/s, on 2 worker threads. */
+    private static String summary(long marl, long virtual, long pool) {
+        return HttpServerDemo.summary(results(marl, virtual, pool), 2, load());
     }
 
     private static HttpServerDemo.Load load() {

@@ -63,26 +63,18 @@ class PublishTest {
     @Test
     void cancel_makesThePendingEmitThrow_soTheProducerUnwinds() {
         withWorkers(1, scheduler -> {
-            CompletableFuture<Throwable> thrown = new CompletableFuture<>();
-            AtomicBoolean finallyRan = new AtomicBoolean();
-            Publisher<Integer> p = Publishers.publish(scheduler, emitter -> {
-                try {
-                    emitter.emit(1);
-                    emitter.emit(2); // waits for demand that never comes
-                } catch (Throwable t) {
-                    thrown.complete(t);
-                    throw t;
-                } finally {
-                    finallyRan.set(true);
-                }
+            Unwinding<Integer> producer = new Unwinding<>(emitter -> {
+                emitter.emit(1);
+                emitter.emit(2); // waits for demand that never comes
             });
+            Publisher<Integer> p = Publishers.publish(scheduler, producer);
             Recorder<Integer> r = new Recorder<>();
             p.subscribe(r);
             r.subscription.request(1);
             await().atMost(TestSchedulers.PATIENCE).until(() -> r.items.size() == 1);
             r.subscription.cancel();
-            assertTrue(TestSchedulers.get(thrown) instanceof CancellationException);
-            await().atMost(TestSchedulers.PATIENCE).untilTrue(finallyRan);
+            assertTrue(TestSchedulers.get(producer.thrown) instanceof CancellationException);
+            await().atMost(TestSchedulers.PATIENCE).untilTrue(producer.finallyRan);
             assertEquals(0, r.terminals.get(), "no terminal signal after cancel");
         });
     }
@@ -91,25 +83,17 @@ class PublishTest {
     @Test
     void anAbandonedProducer_isCancelledByABoundedClose() {
         Scheduler scheduler = new Scheduler(new Scheduler.Config().setWorkerThreadCount(1));
-        CompletableFuture<Throwable> thrown = new CompletableFuture<>();
-        AtomicBoolean finallyRan = new AtomicBoolean();
-        Publisher<Integer> p = Publishers.publish(scheduler, emitter -> {
-            try {
-                emitter.emit(1); // nobody requests nor cancels: waits for good
-            } catch (Throwable t) {
-                thrown.complete(t);
-                throw t;
-            } finally {
-                finallyRan.set(true);
-            }
+        Unwinding<Integer> producer = new Unwinding<>(emitter -> {
+            emitter.emit(1); // nobody requests nor cancels: waits for good
         });
+        Publisher<Integer> p = Publishers.publish(scheduler, producer);
         Recorder<Integer> r = new Recorder<>();
         p.subscribe(r);
         await().atMost(TestSchedulers.PATIENCE).until(() -> scheduler.suspendedFibers().size() == 1);
         org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(TestSchedulers.PATIENCE,
                 () -> scheduler.close(java.time.Duration.ZERO));
-        assertTrue(TestSchedulers.get(thrown) instanceof org.marl4j.FiberCancelledException);
-        assertTrue(finallyRan.get());
+        assertTrue(TestSchedulers.get(producer.thrown) instanceof org.marl4j.FiberCancelledException);
+        assertTrue(producer.finallyRan.get());
         assertTrue(r.items.isEmpty());
     }
 
@@ -239,6 +223,29 @@ class PublishTest {
         @Override
         public void onComplete() {
             terminals.incrementAndGet();
+        }
+    }
+
+    /** Unwinding runs a producer body and records how it ended: what it threw, and that its finally blocks ran. */
+    private static final class Unwinding<T> implements Producer<T> {
+        final CompletableFuture<Throwable> thrown = new CompletableFuture<>();
+        final AtomicBoolean finallyRan = new AtomicBoolean();
+        private final Producer<T> body;
+
+        Unwinding(Producer<T> body) {
+            this.body = body;
+        }
+
+        @Override
+        public void produce(Emitter<T> emitter) throws Exception {
+            try {
+                body.produce(emitter);
+            } catch (Throwable t) {
+                thrown.complete(t);
+                throw t;
+            } finally {
+                finallyRan.set(true);
+            }
         }
     }
 }
