@@ -1,5 +1,8 @@
 package org.marl4j;
 
+import java.util.concurrent.locks.Lock;
+import java.util.function.BooleanSupplier;
+
 /**
  * A FIFO of {@link Registration}s, linked through the registrations themselves so a cancelled one
  * unlinks itself in O(1). Not thread-safe: each primitive guards its queue with its own lock.
@@ -33,6 +36,27 @@ final class CallbackQueue {
         }
         tail = registration;
         size++;
+    }
+
+    /**
+     * register(lock, released, callback) is the body of the primitives' {@code onSignal}/{@code onZero}:
+     * under {@code lock} (which guards this queue) it asks {@code released} whether the callback
+     * would be released now (an AUTO event's check also consumes the signal) and, if not, queues it;
+     * if so, it runs the callback at once, after the lock is released, and returns a spent handle.
+     */
+    Registration register(Lock lock, BooleanSupplier released, Runnable callback) {
+        lock.lock();
+        try {
+            if (!released.getAsBoolean()) {
+                Registration registration = new Registration(lock, this, callback);
+                add(registration);
+                return registration;
+            }
+        } finally {
+            lock.unlock();
+        }
+        run(callback);
+        return new Registration(lock, null, callback);
     }
 
     /** remove(registration) unlinks it if it is still queued; returns whether it was. */

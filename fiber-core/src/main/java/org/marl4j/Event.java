@@ -237,18 +237,7 @@ public final class Event {
      */
     public Registration onSignal(Runnable callback) {
         Objects.requireNonNull(callback, "callback must not be null: onSignal runs it when the event is signalled");
-        lock.lock();
-        try {
-            if (!consume()) {
-                Registration registration = new Registration(lock, callbacks, callback);
-                callbacks.add(registration);
-                return registration;
-            }
-        } finally {
-            lock.unlock();
-        }
-        CallbackQueue.run(callback);
-        return new Registration(lock, null, callback);
+        return callbacks.register(lock, this::consume, callback);
     }
 
     /** callbackCount() is how many {@link #onSignal} callbacks wait for a signal; for tests. */

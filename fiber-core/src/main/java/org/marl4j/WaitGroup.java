@@ -116,20 +116,9 @@ public final class WaitGroup {
      */
     public Registration onZero(Runnable callback) {
         Objects.requireNonNull(callback, "callback must not be null: onZero runs it when the count reaches zero");
-        lock.lock();
-        try {
-            // Checked under lock: a done() that reaches zero after this takes the lock next and
-            // releases the registration; one that reached zero before is seen here.
-            if (count.get() != 0) {
-                Registration registration = new Registration(lock, callbacks, callback);
-                callbacks.add(registration);
-                return registration;
-            }
-        } finally {
-            lock.unlock();
-        }
-        CallbackQueue.run(callback);
-        return new Registration(lock, null, callback);
+        // Checked under lock: a done() that reaches zero after this takes the lock next and releases
+        // the registration; one that reached zero before is seen here.
+        return callbacks.register(lock, () -> count.get() == 0, callback);
     }
 
     /** callbackCount() is how many {@link #onZero} callbacks wait for zero; for tests. */
