@@ -87,7 +87,10 @@ public final class Scheduler implements AutoCloseable {
 
     /**
      * Scheduler(config) creates a scheduler and starts its worker threads, and, if it has any, the
-     * monitor thread that watches them ({@code <thread name prefix>monitor}, a daemon).
+     * monitor thread that watches them ({@code <thread name prefix>monitor}, a daemon). The worker
+     * threads are not daemons, like a {@code ThreadPoolExecutor}'s: a scheduler nobody closes keeps
+     * the JVM running, even after {@code main} ended with an exception or an
+     * {@code OutOfMemoryError}. Close it in a {@code finally} or try-with-resources block.
      *
      * @param config the settings; copied, so later changes to it do not affect this scheduler
      * @throws IllegalStateException if the JVM was started without {@code --add-exports
