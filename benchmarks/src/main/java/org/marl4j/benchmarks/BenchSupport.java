@@ -4,6 +4,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 
 import org.marl4j.Scheduler;
+import org.marl4j.Task;
+import org.marl4j.WaitGroup;
 
 /** BenchSupport holds the fixtures and helpers the benchmarks share. */
 final class BenchSupport {
@@ -54,5 +56,16 @@ final class BenchSupport {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    /** enqueueAndAwait(s, tasks) enqueues that many tasks that only count down a WaitGroup, and waits for all. */
+    static WaitGroup enqueueAndAwait(Scheduler s, int tasks) {
+        WaitGroup wg = new WaitGroup(tasks);
+        Runnable done = wg::done;
+        for (int i = 0; i < tasks; i++) {
+            s.enqueue(new Task(done));
+        }
+        wg.await();
+        return wg;
     }
 }

@@ -6,8 +6,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
 
-import org.marl4j.Scheduler;
-import org.marl4j.Task;
 import org.marl4j.WaitGroup;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -62,14 +60,7 @@ public class EmptyTasksBenchmark {
     @Benchmark
     @OperationsPerInvocation(TASKS)
     public WaitGroup marl4j(BoundScheduler m) {
-        Scheduler s = m.scheduler;
-        WaitGroup wg = new WaitGroup(TASKS);
-        Runnable done = wg::done;
-        for (int i = 0; i < TASKS; i++) {
-            s.enqueue(new Task(done));
-        }
-        wg.await();
-        return wg;
+        return BenchSupport.enqueueAndAwait(m.scheduler, TASKS);
     }
 
     @Benchmark

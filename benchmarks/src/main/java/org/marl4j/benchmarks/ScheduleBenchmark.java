@@ -87,14 +87,8 @@ public class ScheduleBenchmark {
     /** Schedule/WaitGroup: tasks that only done() a WaitGroup; wait for all. */
     @Benchmark
     @OperationsPerInvocation(TASKS)
-    public void waitGroup_marl4j(BoundScheduler m) {
-        Scheduler s = m.scheduler;
-        WaitGroup wg = new WaitGroup(TASKS);
-        Runnable done = wg::done;
-        for (int i = 0; i < TASKS; i++) {
-            s.enqueue(new Task(done));
-        }
-        wg.await();
+    public WaitGroup waitGroup_marl4j(BoundScheduler m) {
+        return BenchSupport.enqueueAndAwait(m.scheduler, TASKS);
     }
 
     /** Schedule/WaitGroup baseline: ForkJoinPool tasks that count down a latch. */
