@@ -270,12 +270,7 @@ class ConditionVariableTest {
                     }));
                 }
                 for (int i = 0; i < fibers + threads; i++) {
-                    lock.lock();
-                    try {
-                        tickets[0]++;
-                    } finally {
-                        lock.unlock();
-                    }
+                    underLock(lock, () -> tickets[0]++);
                     cv.signal();
                     assertTrue(oneReleased.await(LONG), "signal " + i + " released nobody");
                 }
@@ -312,21 +307,10 @@ class ConditionVariableTest {
                     }
                     finished.done();
                 };
-                for (int i = 0; i < fibers; i++) {
-                    Marl.schedule(waiter);
-                }
-                List<Thread> plain = new ArrayList<>();
-                for (int i = 0; i < threads; i++) {
-                    plain.add(Thread.ofPlatform().start(waiter));
-                }
+                List<Thread> plain = startOnFibersAndThreads(fibers, threads, waiter);
                 assertTrue(started.await(LONG));
                 assertEquals(0, released.get());
-                lock.lock();
-                try {
-                    open[0] = true;
-                } finally {
-                    lock.unlock();
-                }
+                underLock(lock, () -> open[0] = true);
                 cv.signalAll();
                 assertTrue(finished.await(LONG));
                 plain.forEach(TaskErrors::join);
@@ -362,13 +346,7 @@ class ConditionVariableTest {
                 }
                 finished.done();
             };
-            for (int i = 0; i < fibers; i++) {
-                Marl.schedule(waiter);
-            }
-            List<Thread> plain = new ArrayList<>();
-            for (int i = 0; i < threads; i++) {
-                plain.add(Thread.ofPlatform().start(waiter));
-            }
+            List<Thread> plain = startOnFibersAndThreads(fibers, threads, waiter);
             // Done from a plain thread so that, with no workers, this bound thread can run the fibers.
             Thread waker = Thread.ofPlatform().start(() -> {
                 try {
@@ -380,12 +358,7 @@ class ConditionVariableTest {
                     await().atMost(LONG).until(() -> checks.get() >= 2 * waiters);
                     returnedWhileFalse.set(released.get());
                 } finally {
-                    lock.lock();
-                    try {
-                        open[0] = true;
-                    } finally {
-                        lock.unlock();
-                    }
+                    underLock(lock, () -> open[0] = true);
                     cv.signalAll();
                 }
             });
@@ -433,12 +406,7 @@ class ConditionVariableTest {
                     await().atMost(LONG).until(() -> checks.get() == 2);
                     returnedEarly.set(returned.get());
                 } finally {
-                    lock.lock();
-                    try {
-                        ready[0] = true;
-                    } finally {
-                        lock.unlock();
-                    }
+                    underLock(lock, () -> ready[0] = true);
                     cv.signal();
                 }
             });
@@ -584,20 +552,9 @@ class ConditionVariableTest {
                     }
                     finished.done();
                 };
-                for (int i = 0; i < fibers; i++) {
-                    Marl.schedule(waiter);
-                }
-                List<Thread> plain = new ArrayList<>();
-                for (int i = 0; i < threads; i++) {
-                    plain.add(Thread.ofPlatform().start(waiter));
-                }
+                List<Thread> plain = startOnFibersAndThreads(fibers, threads, waiter);
                 assertTrue(started.await(LONG));
-                lock.lock();
-                try {
-                    open[0] = true;
-                } finally {
-                    lock.unlock();
-                }
+                underLock(lock, () -> open[0] = true);
                 cv.signalAll();
                 assertTrue(finished.await(LONG));
                 plain.forEach(TaskErrors::join);
@@ -618,12 +575,7 @@ class ConditionVariableTest {
             AtomicBoolean longWaiting = new AtomicBoolean();
             for (int i = 0; i < 20; i++) {
                 Marl.schedule(() -> {
-                    lock.lock();
-                    try {
-                        cv.await(lock, Duration.ofMillis(5), () -> false);
-                    } finally {
-                        lock.unlock();
-                    }
+                    underLock(lock, () -> cv.await(lock, Duration.ofMillis(5), () -> false));
                     shortOnesDone.done();
                 });
             }
@@ -640,12 +592,7 @@ class ConditionVariableTest {
             assertTrue(shortOnesDone.await(LONG));
             Thread signaller = Thread.ofPlatform().start(() -> {
                 await().atMost(LONG).untilTrue(longWaiting);
-                lock.lock();
-                try {
-                    ready[0] = true;
-                } finally {
-                    lock.unlock();
-                }
+                underLock(lock, () -> ready[0] = true);
                 cv.signal(); // the only waiter left must get it
             });
             assertTrue(longDone.await(LONG));
@@ -743,5 +690,27 @@ class ConditionVariableTest {
         IllegalMonitorStateException e = assertThrows(IllegalMonitorStateException.class,
                 () -> new ConditionVariable().await(mutex, () -> false));
         assertTrue(e.getMessage().contains("lock it before awaiting"), e.getMessage());
+    }
+
+    /** startOnFibersAndThreads(fibers, threads, body) runs body on that many fibers of the bound scheduler and plain threads. */
+    private static List<Thread> startOnFibersAndThreads(int fibers, int threads, Runnable body) {
+        for (int i = 0; i < fibers; i++) {
+            Marl.schedule(body);
+        }
+        List<Thread> plain = new ArrayList<>();
+        for (int i = 0; i < threads; i++) {
+            plain.add(Thread.ofPlatform().start(body));
+        }
+        return plain;
+    }
+
+    /** underLock(lock, body) runs body holding lock: a change to what the predicates read, or a wait. */
+    private static void underLock(Lock lock, Runnable body) {
+        lock.lock();
+        try {
+            body.run();
+        } finally {
+            lock.unlock();
+        }
     }
 }
