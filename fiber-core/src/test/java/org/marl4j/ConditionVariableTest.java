@@ -270,7 +270,7 @@ class ConditionVariableTest {
                     }));
                 }
                 for (int i = 0; i < fibers + threads; i++) {
-                    underLock(lock, () -> tickets[0]++);
+                    TestLocks.underLock(lock, () -> tickets[0]++);
                     cv.signal();
                     assertTrue(oneReleased.await(LONG), "signal " + i + " released nobody");
                 }
@@ -310,7 +310,7 @@ class ConditionVariableTest {
                 List<Thread> plain = startOnFibersAndThreads(fibers, threads, waiter);
                 assertTrue(started.await(LONG));
                 assertEquals(0, released.get());
-                underLock(lock, () -> open[0] = true);
+                TestLocks.underLock(lock, () -> open[0] = true);
                 cv.signalAll();
                 assertTrue(finished.await(LONG));
                 plain.forEach(TaskErrors::join);
@@ -358,7 +358,7 @@ class ConditionVariableTest {
                     await().atMost(LONG).until(() -> checks.get() >= 2 * waiters);
                     returnedWhileFalse.set(released.get());
                 } finally {
-                    underLock(lock, () -> open[0] = true);
+                    TestLocks.underLock(lock, () -> open[0] = true);
                     cv.signalAll();
                 }
             });
@@ -406,7 +406,7 @@ class ConditionVariableTest {
                     await().atMost(LONG).until(() -> checks.get() == 2);
                     returnedEarly.set(returned.get());
                 } finally {
-                    underLock(lock, () -> ready[0] = true);
+                    TestLocks.underLock(lock, () -> ready[0] = true);
                     cv.signal();
                 }
             });
@@ -554,7 +554,7 @@ class ConditionVariableTest {
                 };
                 List<Thread> plain = startOnFibersAndThreads(fibers, threads, waiter);
                 assertTrue(started.await(LONG));
-                underLock(lock, () -> open[0] = true);
+                TestLocks.underLock(lock, () -> open[0] = true);
                 cv.signalAll();
                 assertTrue(finished.await(LONG));
                 plain.forEach(TaskErrors::join);
@@ -575,7 +575,7 @@ class ConditionVariableTest {
             AtomicBoolean longWaiting = new AtomicBoolean();
             for (int i = 0; i < 20; i++) {
                 Marl.schedule(() -> {
-                    underLock(lock, () -> cv.await(lock, Duration.ofMillis(5), () -> false));
+                    TestLocks.underLock(lock, () -> cv.await(lock, Duration.ofMillis(5), () -> false));
                     shortOnesDone.done();
                 });
             }
@@ -592,7 +592,7 @@ class ConditionVariableTest {
             assertTrue(shortOnesDone.await(LONG));
             Thread signaller = Thread.ofPlatform().start(() -> {
                 await().atMost(LONG).untilTrue(longWaiting);
-                underLock(lock, () -> ready[0] = true);
+                TestLocks.underLock(lock, () -> ready[0] = true);
                 cv.signal(); // the only waiter left must get it
             });
             assertTrue(longDone.await(LONG));
@@ -702,15 +702,5 @@ class ConditionVariableTest {
             plain.add(Thread.ofPlatform().start(body));
         }
         return plain;
-    }
-
-    /** underLock(lock, body) runs body holding lock: a change to what the predicates read, or a wait. */
-    private static void underLock(Lock lock, Runnable body) {
-        lock.lock();
-        try {
-            body.run();
-        } finally {
-            lock.unlock();
-        }
     }
 }

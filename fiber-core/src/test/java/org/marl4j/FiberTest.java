@@ -147,12 +147,7 @@ class FiberTest {
             });
             waiting.await();
             Thread waker = new Thread(() -> {
-                lock.lock();
-                try {
-                    ready[0] = true;
-                } finally {
-                    lock.unlock();
-                }
+                TestLocks.underLock(lock, () -> ready[0] = true);
                 waiter.get().wake();
             });
             waker.start();
@@ -167,12 +162,7 @@ class FiberTest {
             WaitGroup done = new WaitGroup(1);
             Marl.schedule(() -> {
                 ReentrantLock lock = new ReentrantLock();
-                lock.lock();
-                try {
-                    result.set(Fiber.current().await(lock, Duration.ofMillis(20), () -> false));
-                } finally {
-                    lock.unlock();
-                }
+                TestLocks.underLock(lock, () -> result.set(Fiber.current().await(lock, Duration.ofMillis(20), () -> false)));
                 done.done();
             });
             done.await();
@@ -190,12 +180,7 @@ class FiberTest {
             WaitGroup done = new WaitGroup(1);
             Marl.schedule(() -> {
                 fiber.set(Fiber.current());
-                lock.lock();
-                try {
-                    Fiber.current().await(lock, () -> checks.incrementAndGet() > 0 && ready.get());
-                } finally {
-                    lock.unlock();
-                }
+                TestLocks.underLock(lock, () -> Fiber.current().await(lock, () -> checks.incrementAndGet() > 0 && ready.get()));
                 done.done();
             });
             Thread waker = new Thread(() -> {

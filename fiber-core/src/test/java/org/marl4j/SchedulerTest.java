@@ -377,12 +377,7 @@ class SchedulerTest {
             Marl.schedule(() -> {
                 Fiber me = Fiber.current();
                 Marl.schedule(() -> {
-                    mutex.lock();
-                    try {
-                        ready[0] = true;
-                    } finally {
-                        mutex.unlock();
-                    }
+                    TestLocks.underLock(mutex, () -> ready[0] = true);
                     me.wake();
                 });
                 mutex.lock();
@@ -420,12 +415,7 @@ class SchedulerTest {
             });
             Thread waker = Thread.ofPlatform().name("waker").start(() -> {
                 await().atMost(LONG).until(() -> waiter.get() != null);
-                mutex.lock();
-                try {
-                    ready[0] = true;
-                } finally {
-                    mutex.unlock();
-                }
+                TestLocks.underLock(mutex, () -> ready[0] = true);
                 waiter.get().wake();
             });
             assertTrue(wg.await(LONG));
@@ -490,12 +480,7 @@ class SchedulerTest {
                 mutex.unlock();
                 waiter.get().wake(); // predicate still false: the fiber must check it and wait again
                 await().atMost(LONG).until(() -> checks.get() == 2);
-                mutex.lock();
-                try {
-                    ready[0] = true;
-                } finally {
-                    mutex.unlock();
-                }
+                TestLocks.underLock(mutex, () -> ready[0] = true);
                 waiter.get().wake();
             });
             assertTrue(wg.await(LONG));
