@@ -520,7 +520,7 @@ public final class Scheduler implements AutoCloseable {
             boundLock.unlock();
         }
         return new Stats(totals[0], totals[1], totals[2], (int) totals[3], (int) totals[4], Duration.ofNanos(totals[5]),
-                totals[6]);
+                totals[6], totals[7]);
     }
 
     /**
@@ -562,9 +562,13 @@ public final class Scheduler implements AutoCloseable {
      * @param tasksBlocking tasks seen holding a worker thread without suspending for longer than
      *     {@link Config#setBlockingTaskThreshold} (each also recorded as a JFR
      *     {@code org.marl4j.TaskBlocking} event, with the worker's stack)
+     * @param idleSleeps times a worker thread or bound thread, out of work, went to sleep (rather than
+     *     finding work while it spun), so that the next task or wake-up for it had to signal its
+     *     thread: compared with the tasks run or the fibers woken, it says how often hand-offs
+     *     between threads cost a thread wake-up
      */
     public record Stats(long tasksRun, long tasksStolen, long fibersCreated, int fibersIdle, int fibersBlocked,
-            Duration timeSpinning, long tasksBlocking) {}
+            Duration timeSpinning, long tasksBlocking, long idleSleeps) {}
 
     /**
      * A Binding is the result of {@link Scheduler#bind()}: closing it unbinds the thread, so a

@@ -62,6 +62,8 @@ final class Work {
     final WorkerLock lock = new WorkerLock();
     private final Condition added = lock.newCondition();
     private final SchedulingPolicy policy;
+    /** The owner's counters; only the owner writes them (here, its idle sleeps). */
+    private final WorkerStats stats;
     @GuardedBy("lock")
     private final Deadlines deadlines = new Deadlines();
     /** Fibers other threads woke, not yet taken by the owner ({@link #drainInbox()}). */
@@ -119,8 +121,9 @@ final class Work {
         return policy;
     }
 
-    Work(SchedulingPolicy policy) {
+    Work(SchedulingPolicy policy, WorkerStats stats) {
         this.policy = policy;
+        this.stats = stats;
         this.lockFreeEnqueue = policy instanceof FifoPolicy || policy instanceof PriorityPolicy;
         setActivity(IDLE); // until its thread runs: a worker not started yet has not stalled
     }
@@ -571,7 +574,8 @@ final class Work {
      * sleep(idle, maxNanos) releases the lock until something is added, {@link #wakeOwner()} is
      * called, the earliest deadline passes or {@code maxNanos} have passed; it may also return
      * spuriously. Called by the owner, with lock held; {@code idle} says it sleeps for want of work
-     * (so the monitor may send it to steal) rather than in a pinned fiber's wait.
+     * (so the monitor may send it to steal) rather than in a pinned fiber's wait; such a sleep that
+     * blocks is counted in {@link WorkerStats#idleSleeps}.
      */
     @GuardedBy("lock")
     void sleep(boolean idle, long maxNanos) throws InterruptedException {
@@ -588,6 +592,9 @@ final class Work {
             long nanos = maxNanos;
             if (!deadlines.isEmpty()) {
                 nanos = Math.min(nanos, deadlines.nextDeadline() - System.nanoTime());
+            }
+            if (idle && nanos > 0) {
+                stats.idleSleeps++; // counted as it begins, so a sleep still going on shows
             }
             if (nanos == Long.MAX_VALUE) {
                 added.await();

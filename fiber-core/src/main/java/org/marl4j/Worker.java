@@ -147,7 +147,7 @@ final class Worker {
         this.spinNanos = scheduler.spinNanos;
         this.spinBudget = new SpinBudget(spinNanos);
         this.rng = 0x9E3779B97F4A7C15L * (id + 2);
-        this.work = new Work(scheduler.newPolicy());
+        this.work = new Work(scheduler.newPolicy(), stats);
         this.lock = work.lock;
         this.waits = new FiberWaits(this);
     }

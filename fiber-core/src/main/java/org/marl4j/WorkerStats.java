@@ -8,12 +8,14 @@ package org.marl4j;
  */
 final class WorkerStats {
     /** The number of counters {@link #addTo} adds, the length of a totals array. */
-    static final int COUNT = 7;
+    static final int COUNT = 8;
 
     long tasksRun;
     long tasksStolen;
     long fibersCreated;
     long spinningNanos;
+    /** Idle sleeps that blocked (counted as each begins): each ends by a signal, a deadline or the monitor. */
+    long idleSleeps;
     /** Tasks seen holding the worker thread, without suspending, for longer than the blocking threshold. */
     volatile long tasksBlocking;
 
@@ -29,5 +31,6 @@ final class WorkerStats {
         totals[4] += blockedFibers;
         totals[5] += spinningNanos;
         totals[6] += tasksBlocking;
+        totals[7] += idleSleeps;
     }
 }

@@ -1,7 +1,9 @@
 package org.marl4j;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.marl4j.TaskErrors.LONG;
 
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicReference;
@@ -63,6 +65,20 @@ class SchedulerStatsTest {
         Scheduler.Stats stats = held.get().stats();
         assertEquals(2_000, stats.tasksRun());
         assertTrue(stats.timeSpinning().toNanos() > 0, stats.toString());
+    }
+
+    @Test
+    void countsTheSleepsOfWorkersOutOfWork() {
+        TestSchedulers.withBoundScheduler(1, scheduler -> {
+            // A new worker thread has no work and sleeps: once counted, it stays asleep until a task comes.
+            await().atMost(LONG).until(() -> scheduler.stats().idleSleeps() >= 1);
+            long asleep = scheduler.stats().idleSleeps();
+            Event ran = new Event(Event.Mode.MANUAL);
+            Marl.schedule(ran::signal); // onto the worker thread, which wakes for it
+            ran.await();
+            // Out of work again, it spins for at most the spin duration and sleeps once more.
+            await().atMost(LONG).until(() -> scheduler.stats().idleSleeps() > asleep);
+        });
     }
 
     @ForEachWorkerCount

@@ -35,8 +35,13 @@ public class BoundScheduler {
         scheduler.unbind();
     }
 
+    /**
+     * Closing prints the scheduler's counters, warm-up included: its idle sleeps against the
+     * tasks run say whether cross-thread hand-offs found the other worker spinning or asleep.
+     */
     @TearDown(Level.Trial)
     public void close() {
         scheduler.close();
+        System.out.println("marl4j threads=" + threads + ": " + scheduler.stats());
     }
 }

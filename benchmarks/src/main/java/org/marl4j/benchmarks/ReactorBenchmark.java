@@ -95,8 +95,14 @@ public class ReactorBenchmark {
             timer = Executors.newSingleThreadScheduledExecutor();
         }
 
+        /**
+         * Tearing down prints both marl4j schedulers' counters, warm-up included: their time spent
+         * spinning and idle sleeps say what an idle worker cost beside the one that drains.
+         */
         @TearDown(Level.Trial)
         public void tearDown() {
+            System.out.println("marl4j: " + marl.scheduler().stats());
+            System.out.println("marl4j, no spin: " + marlNoSpin.scheduler().stats());
             marl.disposeGracefully().block();
             marlNoSpin.disposeGracefully().block();
             virtualThreads.dispose();
