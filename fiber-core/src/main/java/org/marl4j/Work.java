@@ -40,6 +40,7 @@ final class Work {
     private static final VarHandle NUM;
     private static final VarHandle ACTIVITY;
     private static final VarHandle PROGRESS;
+    private static final VarHandle NUM_TASKS;
 
     static {
         try {
@@ -47,6 +48,7 @@ final class Work {
             NUM = lookup.findVarHandle(Work.class, "num", int.class);
             ACTIVITY = lookup.findVarHandle(Work.class, "activity", int.class);
             PROGRESS = lookup.findVarHandle(Work.class, "progress", long.class);
+            NUM_TASKS = lookup.findVarHandle(Work.class, "numTasks", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -107,6 +109,13 @@ final class Work {
 
     @SuppressWarnings("unused") // accessed through NUM; written under lock, read racily
     private volatile int num;
+    /**
+     * The tasks among {@code num} (the rest are ready fibers, which are never stolen): written under
+     * the lock, read racily by thieves, so a thief never touches the lock of a worker that only has
+     * fibers to resume (two fibers on two workers waking each other, say).
+     */
+    @SuppressWarnings("unused") // accessed through NUM_TASKS
+    private volatile int numTasks;
     /** ACTIVE, SPINNING or IDLE; written by the owner only (opaque), read racily by the monitor. */
     @SuppressWarnings("unused") // accessed through ACTIVITY
     private int activity;
@@ -368,33 +377,97 @@ final class Work {
         }
     }
 
-    /** steal() takes a task for a spinning thief, or returns null. Skips a contended lock. */
-    @Excludes("lock")
-    Task steal() {
-        if ((numAcquire() == 0 && taskInbox.isEmpty()) || !lock.tryLock()) {
-            return null;
+    /** The most tasks one steal takes: half the victim's queue, up to this (Go takes half of its 256). */
+    static final int MAX_STEAL_BATCH = 128;
+
+    /**
+     * tasksQueued() estimates, without the lock, how many tasks wait here, for a thief: 0, 1, or 2
+     * meaning two or more. Racy: a hint for whether to steal, never a promise.
+     */
+    int tasksQueued() {
+        int n = (int) NUM_TASKS.getAcquire(this);
+        if (n >= 2) {
+            return 2;
         }
-        try {
-            return stealLocked();
-        } finally {
-            lock.unlock();
-        }
+        return Math.min(2, n + taskInbox.sizeUpTo2());
     }
 
     /**
-     * stealWaiting() takes a task for a thief the monitor sent here, or returns null; it waits for
-     * the lock, which a worker stalled in a task does not hold. The thief holds no lock of its own.
+     * steal(into) takes tasks for a spinning thief whose work is {@code into}, or returns null;
+     * skips a contended lock. It takes half the tasks here (at most {@link #MAX_STEAL_BATCH}), so a
+     * worker that made a burst of tasks shares them in a few steals rather than one lock round trip
+     * per task: the oldest is returned, the rest are pushed onto the thief's own task inbox in order.
      */
     @Excludes("lock")
-    Task stealWaiting() {
-        if (numAcquire() == 0 && taskInbox.isEmpty()) {
+    Task steal(Work into) {
+        if (tasksQueued() == 0 || !lock.tryLock()) {
             return null;
         }
-        lock.lock();
+        TaskInbox.Node rest;
+        Task first;
         try {
-            return stealLocked();
+            first = stealLocked();
+            rest = first == null ? null : stealMoreLocked(into);
         } finally {
             lock.unlock();
+        }
+        pushStolen(rest, into);
+        return first;
+    }
+
+    /**
+     * stealWaiting(into) is {@link #steal(Work)} for a thief the monitor or an enqueuer sent here: it
+     * waits for the lock, which a worker stalled in a task does not hold. The thief holds no lock of
+     * its own.
+     */
+    @Excludes("lock")
+    Task stealWaiting(Work into) {
+        if (tasksQueued() == 0) {
+            return null;
+        }
+        TaskInbox.Node rest;
+        Task first;
+        lock.lock();
+        try {
+            first = stealLocked();
+            rest = first == null ? null : stealMoreLocked(into);
+        } finally {
+            lock.unlock();
+        }
+        pushStolen(rest, into);
+        return first;
+    }
+
+    /**
+     * stealMoreLocked(into) takes up to half of the tasks still here (capped) as a chain for the
+     * thief's inbox, newest first as the inbox holds them; or null. Only between built-in policies,
+     * whose enqueue never throws, so no stolen task can be lost on the way.
+     */
+    @GuardedBy("lock")
+    private TaskInbox.Node stealMoreLocked(Work into) {
+        if (into == null || !into.lockFreeEnqueue || !lockFreeEnqueue) {
+            return null;
+        }
+        int more = Math.min(MAX_STEAL_BATCH - 1, (int) NUM_TASKS.get(this) / 2);
+        TaskInbox.Node newest = null;
+        for (int i = 0; i < more; i++) {
+            Task task = stealLocked();
+            if (task == null) {
+                break;
+            }
+            TaskInbox.Node node = new TaskInbox.Node(task);
+            node.next = newest;
+            newest = node;
+        }
+        return newest;
+    }
+
+    /** pushStolen(chain, into) hands stolen tasks to the thief's inbox in one push; the thief drains them itself. */
+    @Excludes("lock")
+    private static void pushStolen(TaskInbox.Node newest, Work into) {
+        if (newest != null && !into.taskInbox.pushChain(newest)) {
+            // Cannot happen: the thief is in its loop, so it has not closed its inbox for good.
+            throw new IllegalStateException("marl4j internal error: a thief's task inbox is closed");
         }
     }
 
@@ -408,7 +481,7 @@ final class Work {
         Task task = policy.steal();
         if (task != null) {
             assert !task.is(Task.Flag.SAME_THREAD) : "policy " + policy + " gave away a SAME_THREAD task";
-            removed();
+            removedTask();
         }
         return task;
     }
@@ -472,7 +545,7 @@ final class Work {
     @GuardedBy("lock")
     void addTask(Task task) {
         policy.enqueued(task);
-        added();
+        addedTask();
     }
 
     /** addReadyFiber(fiber) queues a suspended fiber to resume; if the policy throws, nothing changed. */
@@ -507,10 +580,11 @@ final class Work {
         if (task == null) {
             int lost = num();
             NUM.setRelease(this, 0);
+            NUM_TASKS.setRelease(this, 0);
             throw new IllegalStateException("scheduling policy " + policy + " holds " + lost
                     + " task(s) or fiber(s) it does not hand out: see SchedulingPolicy's contract");
         }
-        removed();
+        removedTask();
         return task;
     }
 
@@ -560,7 +634,7 @@ final class Work {
                 policy.enqueued(((DelayedTask) entry).due);
                 deadlines.remove(entry);
                 numDelayed--;
-                added();
+                addedTask();
             }
         }
     }
@@ -656,6 +730,18 @@ final class Work {
     @GuardedBy("lock")
     private void removed() {
         NUM.setRelease(this, num() - 1);
+    }
+
+    @GuardedBy("lock")
+    private void addedTask() {
+        NUM_TASKS.setRelease(this, (int) NUM_TASKS.get(this) + 1);
+        added();
+    }
+
+    @GuardedBy("lock")
+    private void removedTask() {
+        NUM_TASKS.setRelease(this, (int) NUM_TASKS.get(this) - 1);
+        removed();
     }
 
     @Override
