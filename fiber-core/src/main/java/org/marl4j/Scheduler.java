@@ -733,7 +733,21 @@ public final class Scheduler implements AutoCloseable {
      * FreshTaskRule}).
      */
     Task steal(Worker thief, long random) {
-        Worker victim = workers[(int) ((random & Long.MAX_VALUE) % workers.length)];
+        int count = workers.length;
+        int idx;
+        if (thief.mode == Worker.Mode.MULTI_THREADED) {
+            if (count < 2) {
+                return null;
+            }
+            // One of the others, so a spin's steal attempt is never spent on the thief itself.
+            idx = (int) ((random & Long.MAX_VALUE) % (count - 1));
+            if (idx >= thief.id) {
+                idx++;
+            }
+        } else {
+            idx = (int) ((random & Long.MAX_VALUE) % count);
+        }
+        Worker victim = workers[idx];
         if (victim == thief) {
             return null;
         }
