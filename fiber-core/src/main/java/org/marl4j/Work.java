@@ -18,12 +18,19 @@ import java.util.concurrent.locks.Condition;
  * in the policy, written under the lock and read without it by a spinning owner, thieves and the
  * monitor.
  *
- * <p>Inboxes: with a built-in policy, a task enqueued from another thread goes onto the lock-free
- * {@link TaskInbox}, and a fiber woken from another thread onto the {@link WakeInbox}; whoever holds
+ * <p>Inboxes: with a built-in policy, a task enqueued from any thread (the owner's own included:
+ * its tasks stay here, see {@link Scheduler#enqueue}) goes onto the lock-free {@link TaskInbox}, and
+ * a fiber woken from another thread onto the {@link WakeInbox}; whoever holds
  * the lock next (the owner at each turn of its loop and around each sleep, or a thief before it
  * steals) moves them into the policy in one batch ({@link #drainInbox()}), so the policy still sees
  * every task and fiber, in push order. {@code num} counts only what the policy holds; readers
- * without the lock add the inboxes ({@link #queued()}, {@link #hasArrivals()}).
+ * without the lock add the inboxes ({@link #queued()}, {@link #hasArrivals()}); {@code numTasks}
+ * counts the tasks among {@code num}, for thieves ({@link #tasksQueued()}).
+ *
+ * <p>Stealing: a thief takes half the tasks (oldest first, up to {@link #MAX_STEAL_BATCH}) in one
+ * hold of the lock and hands all but the first to its own inbox, so a burst made on one worker is
+ * shared in a few steals; which victim's task it leaves alone is the thief's business
+ * ({@link FreshTaskRule}).
  *
  * <p>Signalling: the owner sleeps on {@code added} only inside {@link #sleep(boolean, long)}, and
  * adders signal it only then ({@code notifyAdded}), so a busy or spinning owner costs adders no

@@ -88,10 +88,12 @@ class LocalEnqueueTest {
 
     @ParameterizedTest(name = "{0} worker threads")
     @ValueSource(ints = {1, 2, 4})
-    void aBurstMadeOnAWorker_isSharedByThieves_inOrderOnEachThread(int workers) throws Exception {
+    void aBurstMadeOnAWorker_isStolenInBatches_withNoTaskLostOrRunTwice(int workers) throws Exception {
+        // Thieves take half a queue at a time (and may steal back from each other), so only each
+        // worker's own queue is FIFO, not the order across threads; what must hold is exactly once.
         TaskErrors errors = new TaskErrors();
         int count = 20_000;
-        Map<Thread, List<Integer>> byThread = new ConcurrentHashMap<>();
+        java.util.concurrent.atomic.AtomicIntegerArray runs = new java.util.concurrent.atomic.AtomicIntegerArray(count);
         CountDownLatch done = new CountDownLatch(count);
         try (Scheduler scheduler = new Scheduler(errors.config(workers))) {
             Worker first = scheduler.worker(0);
@@ -99,22 +101,16 @@ class LocalEnqueueTest {
                 for (int i = 0; i < count; i++) {
                     int n = i;
                     scheduler.enqueue(new Task(() -> {
-                        byThread.computeIfAbsent(Thread.currentThread(), t -> new ArrayList<>()).add(n);
+                        runs.incrementAndGet(n);
                         done.countDown();
                     }));
                 }
             }), first);
             assertTrue(done.await(LONG.toMillis(), TimeUnit.MILLISECONDS), "the tasks did not all run");
         }
-        int total = 0;
-        for (Map.Entry<Thread, List<Integer>> e : byThread.entrySet()) {
-            List<Integer> ran = e.getValue();
-            for (int i = 1; i < ran.size(); i++) {
-                assertTrue(ran.get(i - 1) < ran.get(i), e.getKey().getName() + " ran them out of order at " + i);
-            }
-            total += ran.size();
+        for (int i = 0; i < count; i++) {
+            assertEquals(1, runs.get(i), "task " + i + " ran " + runs.get(i) + " times");
         }
-        assertEquals(count, total);
         errors.assertNone();
     }
 
