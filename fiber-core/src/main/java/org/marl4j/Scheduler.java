@@ -257,6 +257,16 @@ public final class Scheduler implements AutoCloseable {
      * thread's worker. After {@link #close()} has begun, only this scheduler's own tasks and bound
      * threads may enqueue.
      *
+     * <p>Which worker: a task enqueued from one of this scheduler's worker threads (by a task or
+     * fiber running there) goes onto that worker's own queue, behind its other tasks, and stays
+     * stealable: an idle worker is woken to take it if nobody spins, and thieves take half of a
+     * burst, but leave a busy worker's only fresh task to it for a moment unless that worker has
+     * made no progress (it may be blocked). marl instead spreads every enqueue round-robin; that
+     * sent each hop of a chain (a coroutine resuming its peer, a handler passing a message on) to
+     * another thread's cold cache and kept the maker's thread spinning for work: a Kotlin Channel
+     * ping-pong ran ~10x slower so. Tasks enqueued from other threads still go to a recently
+     * spinning worker, else round-robin, as in marl.
+     *
      * @param task the task to run
      * @throws RejectedExecutionException if the scheduler is closed
      * @throws IllegalStateException if the task needs a worker of the calling thread and it has none
@@ -264,13 +274,20 @@ public final class Scheduler implements AutoCloseable {
     public void enqueue(Task task) {
         Objects.requireNonNull(task, "task must not be null");
         if (workers.length > 0 && !closing && !task.is(Task.Flag.SAME_THREAD)) {
-            enqueueOnWorkerThreads(task); // the common case needs no lookup of the caller's worker
+            // The common cases need no thread-local lookup: a worker thread is known by its class.
+            if (Thread.currentThread() instanceof WorkerThread t && t.worker.scheduler == this) {
+                enqueueOnOwnWorker(t.worker, task);
+            } else {
+                enqueueOnWorkerThreads(task);
+            }
             return;
         }
         Worker own = ownWorkerOrReject();
         if (task.is(Task.Flag.SAME_THREAD) || workers.length == 0) {
             Worker worker = requireOwn(own, task);
             worker.work.enqueue(task, worker);
+        } else if (own != null && own.mode == Worker.Mode.MULTI_THREADED) {
+            enqueueOnOwnWorker(own, task);
         } else {
             enqueueOnWorkerThreads(task);
         }
@@ -336,6 +353,30 @@ public final class Scheduler implements AutoCloseable {
         throw new IllegalStateException(this + " has no worker threads, so its tasks run on the threads "
                 + "bound to it: call bind() on this thread first, or configure worker threads with "
                 + "Scheduler.Config.setWorkerThreadCount");
+    }
+
+    /**
+     * enqueueOnOwnWorker(worker, task) queues a task made on one of this scheduler's worker threads
+     * onto that worker, behind the tasks it already holds (FIFO per worker), and wakes an idle
+     * worker to steal it if nobody spins (Go's wakep), since its maker may run for long or block.
+     *
+     * <p>This departs from marl, which spreads every enqueue round-robin across workers. A task
+     * made by a task or fiber is most often its continuation (a coroutine resuming the one it
+     * talks to, a handler handing on a message): round-robin sent each such hop to another thread,
+     * which then missed every cache line the maker had just written, and left the maker's thread
+     * spinning for work. Keeping it local, as Go's and kotlinx's schedulers do, runs the hop on the
+     * warm thread as soon as the maker's current task ends; other workers still take it, or half a
+     * burst, by stealing, but leave a busy worker's only fresh task alone for a moment ({@link
+     * FreshTaskRule}) unless that worker made no progress, so nothing strands behind a blocked
+     * task. Enqueues from other threads keep marl's spinning-worker ring and round-robin.
+     */
+    private void enqueueOnOwnWorker(Worker worker, Task task) {
+        int added = worker.work.tryEnqueue(task);
+        if (added == Work.NOT_ADDED) {
+            enqueueOnWorkerThreads(task); // a custom policy's contended lock, or the worker is stopping
+        } else if (added == Work.ADDED_OWNER_AWAKE) {
+            wakeIdleWorker();
+        }
     }
 
     /**
@@ -652,20 +693,43 @@ public final class Scheduler implements AutoCloseable {
     }
 
     /**
-     * stealFromAny(thief, random) takes a task from the first other worker, starting at a random
+     * stealFromAny(thief, random) takes tasks from the first other worker, starting at a random
      * one, that has a stealable task, waiting for each worker's lock: for a worker woken to steal
-     * with spinning off. The thief holds no lock.
+     * with spinning off. The thief holds no lock. A busy worker's only, fresh task is left to it
+     * ({@link FreshTaskRule}): the thief looks a second time after a few microseconds and takes it
+     * then only if that worker has not moved on meanwhile.
      */
     Task stealFromAny(Worker thief, long random) {
         int count = workers.length;
         int start = (int) ((random & Long.MAX_VALUE) % count);
-        for (int i = 0; i < count; i++) {
-            Worker victim = workers[(start + i) % count];
-            if (victim != thief) {
-                Task task = victim.work.stealWaiting();
-                if (task != null) {
-                    return task;
+        FreshTaskRule rule = thief.freshTaskRule(count);
+        for (int look = 0; look < 2; look++) {
+            boolean left = false;
+            for (int i = 0; i < count; i++) {
+                Worker victim = workers[(start + i) % count];
+                if (victim == thief) {
+                    continue;
                 }
+                int queued = victim.work.tasksQueued();
+                if (queued != 1) {
+                    rule.looked(victim);
+                } else if (rule.leave(victim)) {
+                    left = true;
+                    continue;
+                }
+                if (queued != 0) {
+                    Task task = victim.work.stealWaiting(thief.work);
+                    if (task != null) {
+                        return task;
+                    }
+                }
+            }
+            if (!left) {
+                return null;
+            }
+            long until = System.nanoTime() + FreshTaskRule.SECOND_LOOK_NANOS;
+            while (System.nanoTime() - until < 0) {
+                Thread.onSpinWait();
             }
         }
         return null;
@@ -680,10 +744,37 @@ public final class Scheduler implements AutoCloseable {
         numIdle.decrementAndGet();
     }
 
-    /** steal(thief, random) tries to take a task from one randomly chosen other worker. */
+    /**
+     * steal(thief, random) tries to take tasks from one randomly chosen other worker (half of them,
+     * see {@link Work#steal(Work)}), leaving a busy worker's only, fresh task to it ({@link
+     * FreshTaskRule}).
+     */
     Task steal(Worker thief, long random) {
-        Worker victim = workers[(int) ((random & Long.MAX_VALUE) % workers.length)];
-        return victim == thief ? null : victim.work.steal();
+        int count = workers.length;
+        int idx;
+        if (thief.mode == Worker.Mode.MULTI_THREADED) {
+            if (count < 2) {
+                return null;
+            }
+            // One of the others, so a spin's steal attempt is never spent on the thief itself.
+            idx = (int) ((random & Long.MAX_VALUE) % (count - 1));
+            if (idx >= thief.id) {
+                idx++;
+            }
+        } else {
+            idx = (int) ((random & Long.MAX_VALUE) % count);
+        }
+        Worker victim = workers[idx];
+        if (victim == thief) {
+            return null;
+        }
+        FreshTaskRule rule = thief.freshTaskRule(workers.length);
+        int queued = victim.work.tasksQueued();
+        if (queued != 1) {
+            rule.looked(victim);
+            return queued == 0 ? null : victim.work.steal(thief.work);
+        }
+        return rule.leave(victim) ? null : victim.work.steal(thief.work);
     }
 
     /** worker(i) is worker thread i's worker: for tests that must place a task on a given worker. */

@@ -50,10 +50,42 @@ final class TaskInbox {
         return true;
     }
 
+    /**
+     * pushChain(newest) adds a chain of tasks linked newest first (as the stack holds them) in one
+     * push; returns false, adding nothing, if the inbox is closed. For a thief's stolen batch.
+     */
+    boolean pushChain(Node newest) {
+        Node oldest = newest;
+        while (oldest.next != null) {
+            oldest = oldest.next;
+        }
+        Node first;
+        do {
+            first = (Node) HEAD.getVolatile(this);
+            if (first == CLOSED) {
+                return false;
+            }
+            oldest.next = first;
+        } while (!HEAD.compareAndSet(this, first, newest));
+        return true;
+    }
+
     /** isEmpty() is true when no task waits in it (closed included). A volatile read: any thread. */
     boolean isEmpty() {
         Node first = (Node) HEAD.getVolatile(this);
         return first == null || first == CLOSED;
+    }
+
+    /**
+     * sizeUpTo2() is 0, 1, or 2 meaning two or more: for a thief deciding whether a worker's only
+     * task is one it just made. Racy (a taker may be relinking the nodes): a hint only.
+     */
+    int sizeUpTo2() {
+        Node first = (Node) HEAD.getVolatile(this);
+        if (first == null || first == CLOSED) {
+            return 0;
+        }
+        return first.next == null ? 1 : 2;
     }
 
     /** takeAll() empties the inbox and returns its tasks in push order, or null. With the worker lock held. */

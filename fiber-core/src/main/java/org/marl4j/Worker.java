@@ -136,6 +136,8 @@ final class Worker {
     Fiber main;
     private long rng;
     private Thread thread;
+    /** What this worker, as a thief, last saw of each victim; made at its first steal. Owner only. */
+    private FreshTaskRule freshTaskRule;
     /** The body of every continuation fiber of this worker (see runFiber). */
     private final Runnable fiberBody = this::runFiber;
 
@@ -456,7 +458,7 @@ final class Worker {
         return false;
     }
 
-    /** stealFromAny() takes one task from any other worker, waiting for their locks. Called with lock held. */
+    /** stealFromAny() takes tasks (the oldest here, the rest via the inbox) from any other worker, waiting for their locks. Called with lock held. */
     @GuardedBy("lock")
     private void stealFromAny() {
         lock.unlock();
@@ -472,13 +474,13 @@ final class Worker {
         }
     }
 
-    /** stealFrom(victim) takes one task from the worker the monitor sent us to. Called with lock held. */
+    /** stealFrom(victim) takes tasks (the oldest here, the rest via the inbox) from the worker the monitor sent us to. Called with lock held. */
     @GuardedBy("lock")
     private void stealFrom(Worker victim) {
         lock.unlock();
         Task stolen;
         try {
-            stolen = victim.work.stealWaiting();
+            stolen = victim.work.stealWaiting(work);
         } finally {
             lock.lock();
         }
@@ -588,6 +590,16 @@ final class Worker {
     void addStatsTo(long[] totals) {
         // Racy sizes of an ArrayDeque and a list: gauges, possibly stale.
         stats.addTo(totals, idleFibers.size(), suspended.size());
+    }
+
+    /** freshTaskRule(workers) is this thief's memory of its victims (see {@link FreshTaskRule}). Owner only. */
+    FreshTaskRule freshTaskRule(int workers) {
+        FreshTaskRule rule = freshTaskRule;
+        if (rule == null) {
+            rule = new FreshTaskRule(workers);
+            freshTaskRule = rule;
+        }
+        return rule;
     }
 
     private long nextRandom() {

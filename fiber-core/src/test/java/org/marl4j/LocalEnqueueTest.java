@@ -1,0 +1,176 @@
+package org.marl4j;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.marl4j.TaskErrors.LONG;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * A task enqueued from one of the scheduler's worker threads goes onto that worker's own queue
+ * (issue 10): it runs there, in FIFO order with the worker's other tasks, unless another worker
+ * steals it; and a worker blocked in a task never strands it, whatever the spin duration.
+ */
+class LocalEnqueueTest {
+
+    /** blockOthers(scheduler, workers, release) occupies every worker but 0 with a task blocking its thread. */
+    private static void blockOthers(Scheduler scheduler, int workers, CountDownLatch release) throws InterruptedException {
+        CountDownLatch blocking = new CountDownLatch(workers - 1);
+        for (int i = 1; i < workers; i++) {
+            Worker w = scheduler.worker(i);
+            w.work.enqueue(new Task(() -> {
+                blocking.countDown();
+                awaitLatch(release);
+            }), w);
+        }
+        assertTrue(blocking.await(LONG.toMillis(), TimeUnit.MILLISECONDS), "the other workers did not start blocking");
+    }
+
+    private static void awaitLatch(CountDownLatch latch) {
+        try {
+            assertTrue(latch.await(LONG.toMillis(), TimeUnit.MILLISECONDS));
+        } catch (InterruptedException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    @ParameterizedTest(name = "{0} worker threads")
+    @ValueSource(ints = {1, 2, 4})
+    void tasksEnqueuedFromAWorker_runThere_inOrder_whileTheOthersAreBusy(int workers) throws Exception {
+        TaskErrors errors = new TaskErrors();
+        int count = 1000;
+        List<Integer> order = new ArrayList<>(); // touched only on worker 0's thread, then read after the latch
+        AtomicReference<Thread> maker = new AtomicReference<>();
+        Map<Thread, Boolean> ranOn = new ConcurrentHashMap<>();
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch done = new CountDownLatch(1);
+        try (Scheduler scheduler = new Scheduler(errors.config(workers))) {
+            blockOthers(scheduler, workers, release);
+            Worker first = scheduler.worker(0);
+            first.work.enqueue(new Task(() -> {
+                maker.set(Thread.currentThread());
+                for (int i = 0; i < count; i++) {
+                    int n = i;
+                    scheduler.enqueue(new Task(() -> {
+                        ranOn.put(Thread.currentThread(), true);
+                        order.add(n);
+                        if (n == count - 1) {
+                            done.countDown();
+                        }
+                    }));
+                }
+            }), first);
+            try {
+                // With marl's round-robin most of them would land behind the blocked workers.
+                assertTrue(done.await(LONG.toMillis(), TimeUnit.MILLISECONDS), "the tasks did not all run");
+            } finally {
+                release.countDown();
+            }
+            assertEquals(Map.of(maker.get(), true), ranOn, "they ran elsewhere than on their maker's worker");
+            for (int i = 0; i < count; i++) {
+                assertEquals(i, order.get(i), "not in FIFO order");
+            }
+        }
+        errors.assertNone();
+    }
+
+    @ParameterizedTest(name = "{0} worker threads")
+    @ValueSource(ints = {1, 2, 4})
+    void aBurstMadeOnAWorker_isStolenInBatches_withNoTaskLostOrRunTwice(int workers) throws Exception {
+        // Thieves take half a queue at a time (and may steal back from each other), so only each
+        // worker's own queue is FIFO, not the order across threads; what must hold is exactly once.
+        TaskErrors errors = new TaskErrors();
+        int count = 20_000;
+        java.util.concurrent.atomic.AtomicIntegerArray runs = new java.util.concurrent.atomic.AtomicIntegerArray(count);
+        CountDownLatch done = new CountDownLatch(count);
+        try (Scheduler scheduler = new Scheduler(errors.config(workers))) {
+            Worker first = scheduler.worker(0);
+            first.work.enqueue(new Task(() -> {
+                for (int i = 0; i < count; i++) {
+                    int n = i;
+                    scheduler.enqueue(new Task(() -> {
+                        runs.incrementAndGet(n);
+                        done.countDown();
+                    }));
+                }
+            }), first);
+            assertTrue(done.await(LONG.toMillis(), TimeUnit.MILLISECONDS), "the tasks did not all run");
+        }
+        for (int i = 0; i < count; i++) {
+            assertEquals(1, runs.get(i), "task " + i + " ran " + runs.get(i) + " times");
+        }
+        errors.assertNone();
+    }
+
+    @ParameterizedTest(name = "{0} worker threads, spin {1} µs")
+    @CsvSource({"2, 0", "2, 1000", "4, 0", "4, 1000"})
+    void theOnlyTaskBehindAWorkerThatBlocksItsThread_isTakenByAnIdleWorker(int workers, int spinMicros) throws Exception {
+        TaskErrors errors = new TaskErrors();
+        Scheduler.Config config = errors.config(workers).setSpinDuration(Duration.ofNanos(spinMicros * 1000L));
+        AtomicReference<Thread> blocked = new AtomicReference<>();
+        AtomicReference<Thread> ranOn = new AtomicReference<>();
+        CountDownLatch ran = new CountDownLatch(1);
+        try (Scheduler scheduler = new Scheduler(config)) {
+            Worker first = scheduler.worker(0);
+            first.work.enqueue(new Task(() -> {
+                blocked.set(Thread.currentThread());
+                scheduler.enqueue(new Task(() -> {
+                    ranOn.set(Thread.currentThread());
+                    ran.countDown();
+                }));
+                awaitLatch(ran); // blocks the thread, not the fiber, until another worker ran it
+            }), first);
+            await().atMost(LONG).until(() -> ran.getCount() == 0);
+            assertNotEquals(blocked.get(), ranOn.get());
+        }
+        errors.assertNone();
+    }
+
+    @ParameterizedTest(name = "spin {0} µs")
+    @ValueSource(ints = {0, 1000})
+    void aTaskEnqueuedByATaskOnAnotherWorker_staysLocal_evenWithAnIdleWorker(int spinMicros) throws Exception {
+        // A chain of tasks, each enqueuing the next: with a free worker the chain may migrate (by a
+        // steal), but each hop is not sent across by the enqueue itself, so most hops stay put.
+        TaskErrors errors = new TaskErrors();
+        Scheduler.Config config = errors.config(2).setSpinDuration(Duration.ofNanos(spinMicros * 1000L));
+        int hops = 2000;
+        Thread[] threads = new Thread[hops];
+        CountDownLatch done = new CountDownLatch(1);
+        try (Scheduler scheduler = new Scheduler(config)) {
+            scheduler.enqueue(new Task(new Runnable() {
+                int hop;
+
+                @Override
+                public void run() {
+                    threads[hop] = Thread.currentThread();
+                    if (++hop == hops) {
+                        done.countDown();
+                    } else {
+                        scheduler.enqueue(new Task(this));
+                    }
+                }
+            }));
+            assertTrue(done.await(LONG.toMillis(), TimeUnit.MILLISECONDS));
+        }
+        int moves = 0;
+        for (int i = 1; i < hops; i++) {
+            moves += threads[i] != threads[i - 1] ? 1 : 0;
+        }
+        // Round-robin moved every hop (about hops - 1); a steal of a busy worker's only task needs
+        // it to stall. Generous, so a loaded machine cannot fail it, yet far from round-robin.
+        assertTrue(moves < hops / 4, moves + " of " + hops + " hops changed thread");
+        errors.assertNone();
+    }
+}
