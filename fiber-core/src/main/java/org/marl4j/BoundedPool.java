@@ -204,7 +204,7 @@ public final class BoundedPool<T> extends Pool<T> {
             lock.unlock();
         }
         if (wake != null) {
-            wake.wake();
+            wake.notifyWaiter();
         }
         if (destroyNow) {
             destroy(preserved);

@@ -59,7 +59,7 @@ public final class ConditionVariable {
             guard.unlock();
         }
         if (waiter != null) {
-            waiter.wake();
+            waiter.notifyWaiter();
         }
     }
 

@@ -51,7 +51,7 @@ import java.util.function.BooleanSupplier;
  * worker thread's stack while it runs and are copied to the heap, at their actual size, when it
  * suspends. The worker threads' stack size bounds how deep a task may recurse.
  */
-public final class Fiber extends Timed {
+public final class Fiber extends Waiter {
     /**
      * Where a fiber sits, guarded by its worker's lock. Every change goes through
      * {@link #changeState}, which checks it against this table (marl's {@code changeFiberState}):
@@ -119,6 +119,12 @@ public final class Fiber extends Timed {
     /** Set while this fiber is pinned: blocking its worker's thread in a wait with its continuation mounted. */
     @GuardedBy("worker.lock")
     boolean pinned;
+    /**
+     * True when a wait ended un-notified after a notifier had taken this fiber's own waiter node
+     * (the Waiter fields this class inherits): the node is in use until {@code notified} is set.
+     * Read and written by the fiber itself only.
+     */
+    private boolean waiterTaken;
 
     private Fiber(Worker worker, int id) {
         this.worker = worker;
@@ -135,6 +141,40 @@ public final class Fiber extends Timed {
         Fiber fiber = new Fiber(worker, id);
         fiber.state = State.IDLE;
         return fiber;
+    }
+
+    /** The waiting fiber of this node, as a {@link Waiter}: the fiber itself. */
+    @Override
+    Fiber fiber() {
+        return this;
+    }
+
+    /** As a {@link Waiter}: a notification wakes the fiber. */
+    @Override
+    void resume() {
+        wake();
+    }
+
+    @Override
+    void takenByNotifier() {
+        waiterTaken = true;
+    }
+
+    /**
+     * waiterForWait() returns the node for a wait of this (the current) fiber: the fiber itself,
+     * reset, unless a notifier may still be writing to it (see {@link Waiter}); then a fresh one.
+     */
+    Waiter waiterForWait() {
+        if (waiterTaken) {
+            if (!notified) {
+                return new Waiter.FiberWaiter(this);
+            }
+            waiterTaken = false;
+        }
+        notified = false;
+        prev = null;
+        next = null;
+        return this;
     }
 
     /**

@@ -39,9 +39,10 @@ import java.util.function.BooleanSupplier;
  *
  * <p><b>Memory.</b> A suspended fiber's cost is mostly its continuation's stack chunk, which the
  * JVM sizes from the frames between the continuation's entry and {@code Continuation.yield}: the
- * run loop, the user's task, and the wait. So the wait paths here allocate nothing per wait
- * beyond the primitive's waiter node, and every frame or live local added between a wait and the
- * yield costs every suspended fiber (see benchmarks' {@code MemoryBenchmark}).
+ * run loop, the user's task, and the wait. So the wait paths here allocate nothing per wait (a
+ * fiber is its own waiter node: see {@link Waiter}), the run loop keeps only a small frame below
+ * the task ({@link Worker}'s runUntilShutdown), and every frame or live local added between a wait
+ * and the yield costs every suspended fiber (see benchmarks' {@code MemoryBenchmark}).
  *
  * <p><b>Cancellation.</b> {@link #cancelWaits()} (a bounded close giving up) resumes every
  * suspended fiber with a {@link FiberCancelledException} and makes every later wait throw one, so

@@ -146,7 +146,7 @@ public final class Mutex implements Lock {
                 guard.unlock();
             }
             if (waiter != null) {
-                waiter.wake();
+                waiter.notifyWaiter();
             }
         }
     }

@@ -90,6 +90,11 @@ public final class Task implements Runnable {
     }
 
     /** run() runs the task's body on the calling thread. */
+    /** body() is the runnable this task runs; the worker calls it directly. */
+    Runnable body() {
+        return body;
+    }
+
     @Override
     public void run() {
         body.run();

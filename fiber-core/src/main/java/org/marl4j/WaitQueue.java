@@ -57,14 +57,14 @@ final class WaitQueue {
      * and be held by the caller; it is released while waiting. Returns whether it was woken.
      */
     boolean await(Lock lock, boolean timed, long deadline) {
-        Waiter waiter = Waiter.forCurrent();
+        Waiter waiter = Waiter.reusableForCurrent(); // a fiber's own node: see Waiter
         add(waiter);
         boolean notified = false;
         try {
             notified = waiter.await(lock, timed, deadline);
         } finally {
-            if (!notified) {
-                leave(waiter); // timed out, woken spuriously, or the wait threw
+            if (!notified && leave(waiter)) { // timed out, woken spuriously, or the wait threw
+                waiter.takenByNotifier();
             }
         }
         return notified;
@@ -77,15 +77,18 @@ final class WaitQueue {
      * the next waiter, so that it is not swallowed: a freed Mutex, a signal meant for one waiter.
      * An extra wake-up costs the next waiter a re-check of its condition. Called with the lock that
      * guards this queue held; the wake takes only a worker lock, which is never held while a
-     * primitive's lock is taken, so waking under it cannot deadlock.
+     * primitive's lock is taken, so waking under it cannot deadlock. Returns true if a notifier
+     * had taken the waiter, which it may still be writing to.
      */
-    void leave(Waiter waiter) {
-        if (!remove(waiter)) {
-            Waiter next = poll();
-            if (next != null) {
-                next.wake();
-            }
+    boolean leave(Waiter waiter) {
+        if (remove(waiter)) {
+            return false;
         }
+        Waiter next = poll();
+        if (next != null) {
+            next.notifyWaiter();
+        }
+        return true;
     }
 
     /** poll() unlinks and returns the oldest waiter, or null. */
@@ -116,7 +119,7 @@ final class WaitQueue {
             Waiter next = w.next;
             w.prev = null;
             w.next = null;
-            w.wake();
+            w.notifyWaiter();
             w = next;
         }
     }

@@ -18,11 +18,18 @@ import java.util.concurrent.locks.LockSupport;
  * A wait that ends without using a notification it was already given (it timed out as the
  * notifier took it, or a bounded close cancelled it) passes it on to the next waiter
  * ({@link WaitQueue#leave}).
+ *
+ * <p><b>One node per fiber.</b> A fiber is itself a Waiter ({@link Fiber} extends this class) and
+ * uses itself as the node of its waits through {@link WaitQueue#await} ({@link #reusableForCurrent}):
+ * a suspended fiber then keeps no separate node alive. The node may be reused only once no
+ * notifier can still touch it. A notifier unlinks a node under the primitive's lock and later, after
+ * releasing it, clears the links and sets {@code notified} last; so a node is free again when its
+ * wait saw {@code notified}, or unlinked the node itself ({@link WaitQueue#remove} returned true).
+ * Otherwise (the wait ended, by timeout or cancellation, after a notifier took the node, whose
+ * notification is still on the way) the fiber marks its node taken, and its waits use a fresh
+ * {@link FiberWaiter} until {@code notified} shows the notifier has finished with it.
  */
-final class Waiter {
-    /** The waiting fiber, or null when a plain thread waits. */
-    private final Fiber fiber;
-    private final Thread thread;
+abstract class Waiter extends Timed {
     volatile boolean notified;
 
     // WaitQueue links, guarded by the owning primitive's lock.
@@ -30,15 +37,26 @@ final class Waiter {
     Waiter next;
     boolean queued;
 
-    private Waiter(Fiber fiber, Thread thread) {
-        this.fiber = fiber;
-        this.thread = thread;
-    }
+    /** fiber() is the waiting fiber, or null when a plain thread waits. */
+    abstract Fiber fiber();
+
+    /** resume() makes the waiting fiber or thread re-check {@link #notified}, which is set already. */
+    abstract void resume();
 
     /** forCurrent() creates a waiter for the calling fiber, or for the calling thread if it is on none. */
     static Waiter forCurrent() {
         Fiber fiber = Fiber.current();
-        return fiber != null ? new Waiter(fiber, null) : new Waiter(null, Thread.currentThread());
+        return fiber != null ? new FiberWaiter(fiber) : new ThreadWaiter(Thread.currentThread());
+    }
+
+    /**
+     * reusableForCurrent() is {@link #forCurrent()}, except that a fiber gets its own node (itself)
+     * when it is free. The caller must call {@link #takenByNotifier()} if its wait ends un-notified
+     * after a notifier unlinked the node, as {@link WaitQueue#await} does.
+     */
+    static Waiter reusableForCurrent() {
+        Fiber fiber = Fiber.current();
+        return fiber != null ? fiber.waiterForWait() : new ThreadWaiter(Thread.currentThread());
     }
 
     /**
@@ -48,8 +66,9 @@ final class Waiter {
      */
     static Waiter forCurrent(Lock releasedByWait) {
         Waiter waiter = forCurrent();
-        if (waiter.fiber != null) {
-            waiter.fiber.worker.waits.checkMaySuspend(waiter.fiber, releasedByWait);
+        Fiber fiber = waiter.fiber();
+        if (fiber != null) {
+            fiber.worker.waits.checkMaySuspend(fiber, releasedByWait);
         }
         return waiter;
     }
@@ -60,13 +79,17 @@ final class Waiter {
         return fiber != null ? fiber : Thread.currentThread();
     }
 
-    void wake() {
+    /**
+     * takenByNotifier() records that this wait ended un-notified after a notifier had unlinked the
+     * node: the notifier may still write to it. Only a fiber's own node cares.
+     */
+    void takenByNotifier() {
+    }
+
+    /** notifyWaiter() notifies this waiter: sets {@link #notified}, then wakes its fiber or thread. */
+    final void notifyWaiter() {
         notified = true;
-        if (fiber != null) {
-            fiber.wake();
-        } else {
-            LockSupport.unpark(thread);
-        }
+        resume();
     }
 
     /**
@@ -74,11 +97,13 @@ final class Waiter {
      * Returns whether it was notified. Called with {@code lock} held, by the waiter's own fiber or thread.
      */
     boolean await(Lock lock, boolean timed, long deadline) {
+        Fiber fiber = fiber();
         if (fiber != null) {
             // Still under lock, which notifiers of a queue-guarding lock need: a refusal here
             // leaves the waiter un-notified for the caller to unlink.
-            fiber.worker.waits.checkMaySuspend(fiber, lock);
-            fiber.worker.waits.park(fiber, lock, this, timed, deadline);
+            FiberWaits waits = fiber.worker.waits;
+            waits.checkMaySuspend(fiber, lock);
+            waits.park(fiber, lock, this, timed, deadline);
             return notified;
         }
         lock.unlock();
@@ -103,5 +128,43 @@ final class Waiter {
             }
         }
         return notified;
+    }
+
+    /** A node for one wait of a fiber whose own node is in use (or for primitives that allocate per wait). */
+    static final class FiberWaiter extends Waiter {
+        private final Fiber fiber;
+
+        FiberWaiter(Fiber fiber) {
+            this.fiber = fiber;
+        }
+
+        @Override
+        Fiber fiber() {
+            return fiber;
+        }
+
+        @Override
+        void resume() {
+            fiber.wake();
+        }
+    }
+
+    /** A node for one wait of a plain thread, off the scheduler. */
+    static final class ThreadWaiter extends Waiter {
+        private final Thread thread;
+
+        ThreadWaiter(Thread thread) {
+            this.thread = thread;
+        }
+
+        @Override
+        Fiber fiber() {
+            return null;
+        }
+
+        @Override
+        void resume() {
+            LockSupport.unpark(thread);
+        }
     }
 }

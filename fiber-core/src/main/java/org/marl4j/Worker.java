@@ -292,7 +292,7 @@ final class Worker {
             next = Fiber.create(this, (int) ++stats.fibersCreated);
             next.continuation = new FiberContinuation(fiberBody);
         } else if (next == main) {
-            return main; // an STW's main fiber went idle in runUntilIdle: it runs the loop again
+            return main; // an STW's main fiber went idle in nextTask: it runs the loop again
         }
         next.changeState(Fiber.State.IDLE, Fiber.State.RUNNING);
         return next;
@@ -308,40 +308,55 @@ final class Worker {
         runUntilShutdown(current);
     }
 
-    /** Runs the worker loop on self until the worker has drained, or self retires (returns early). */
+    /**
+     * runUntilShutdown(self) is the worker loop on self: it runs tasks inline until the worker has
+     * drained, or self retires (returns early). Called with lock held; releases it while a task runs.
+     *
+     * <p>Why the loop is split this way: a task that suspends its fiber freezes every frame between
+     * the continuation's entry and the wait into the fiber's stack chunk, the bulk of a suspended
+     * fiber's heap (see {@link FiberWaits}). So the frame that is below a running task is this small
+     * loop, with few live locals across the task call; the bookkeeping between tasks
+     * ({@link #nextTask}) has returned before the task starts, and its frame is not kept.
+     */
     @GuardedBy("lock")
     private void runUntilShutdown(Fiber self) {
-        do {
-            while (!work.shutdown || work.num() > 0 || suspended.size() > 0 || work.numDelayed() > 0) {
-                waitForWork();
-                if (runUntilIdle(self)) {
-                    return;
-                }
+        Task task;
+        while ((task = nextTask(self)) != null) {
+            lock.unlock();
+            try {
+                runTask(task);
+            } finally {
+                lock.lock();
             }
-        } while (!work.closeTaskInbox()); // a task pushed since the last drain runs before the worker stops
-        drained = true;
+        }
     }
 
     /**
-     * runUntilIdle() resumes ready fibers before starting new tasks, and runs tasks inline on
-     * {@code self}. Called with lock held; releases it while a task runs. Returns true if self
-     * should end because enough fibers are idle already.
+     * nextTask(self) is the worker loop between two tasks: it resumes ready fibers before starting
+     * new tasks (handing the thread to one and parking self as idle, until self is picked again),
+     * waits for work, and returns the next task for self to run inline, or null when self should
+     * end: the worker has shut down and drained ({@code drained} is then set), or enough fibers are
+     * idle already (self retires). Called and returns with lock held.
      */
     @GuardedBy("lock")
-    private boolean runUntilIdle(Fiber self) {
+    private Task nextTask(Fiber self) {
         while (true) {
             work.drainInbox(); // fibers woken from other threads take their turn among the rest
-            if (work.num() == 0) {
-                break;
-            }
-            if (work.hasDeadlines()) {
-                work.expireDeadlines(System.nanoTime()); // a busy worker still honours deadlines
-            }
-            Fiber ready = work.takeReadyFiber();
-            if (ready != null) {
+            if (work.num() > 0) {
+                if (work.hasDeadlines()) {
+                    work.expireDeadlines(System.nanoTime()); // a busy worker still honours deadlines
+                }
+                Fiber ready = work.takeReadyFiber();
+                if (ready == null) {
+                    Task task = work.takeTask();
+                    if (self.priority != task.priority()) {
+                        self.priority = task.priority();
+                    }
+                    return task;
+                }
                 handoff = ready; // the trampoline resumes it next
                 if (self != main && idleFibers.size() >= MAX_IDLE_FIBERS) {
-                    return true; // retire
+                    return null; // retire
                 }
                 self.changeState(Fiber.State.RUNNING, Fiber.State.IDLE);
                 idleFibers.addFirst(self);
@@ -351,18 +366,14 @@ final class Worker {
                 }
                 continue;
             }
-            Task task = work.takeTask();
-            if (self.priority != task.priority()) {
-                self.priority = task.priority();
+            // Idle: the worker ends once shut down with nothing queued, blocked or delayed, and no
+            // task pushed since the last drain (closeTaskInbox fails then, and that task runs first).
+            if (work.shutdown && suspended.size() == 0 && work.numDelayed() == 0 && work.closeTaskInbox()) {
+                drained = true;
+                return null;
             }
-            lock.unlock();
-            try {
-                runTask(task);
-            } finally {
-                lock.lock();
-            }
+            waitForWork();
         }
-        return false;
     }
 
     @GuardedBy("lock")
@@ -375,21 +386,28 @@ final class Worker {
         }
     }
 
-    /** runTask(task) runs one task; called without the lock. Its exception goes to the handler. */
+    /**
+     * runTask(task) runs one task; called without the lock. Its exception goes to the handler. The
+     * task's body is called directly and the Task itself is not kept across the call (unless a JFR
+     * recording needs it), so a task that suspends its fiber does not keep its Task alive.
+     */
     @Excludes("lock")
     void runTask(Task task) {
         stats.tasksRun++;
         work.progressed();
         TaskRunEvent event = TaskRunEvent.beginIfTurnedOn(); // null, allocating nothing, unless recorded
+        Task recorded = event != null ? task : null;
+        Runnable body = task.body();
+        task = null; // an interpreted frame would keep it alive across the call otherwise
         try {
-            task.run();
+            body.run();
         } catch (FiberCancelledException cancelled) {
             // The expected end of a task whose wait a bounded close cancelled: not an error.
         } catch (Throwable t) {
             scheduler.reportUncaught(t);
         }
         if (event != null) {
-            event.endAndCommit(this, task);
+            event.endAndCommit(this, recorded);
         }
     }
 

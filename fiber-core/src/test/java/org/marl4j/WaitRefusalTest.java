@@ -3,6 +3,8 @@ package org.marl4j;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
@@ -149,6 +151,35 @@ class WaitRefusalTest {
         assertTrue(second.notified);
         queue.leave(second); // already notified and unlinked: nobody left to pass to
         assertEquals(0, queue.size());
+    }
+
+    /**
+     * A fiber's own waiter node (the fiber itself) that a notifier took but has not yet notified is
+     * not reused: the next wait gets a fresh node, and the own node is reused once notified.
+     */
+    @Test
+    void fiberOwnWaiter_takenByANotifier_isReusedOnlyOnceNotified() {
+        Scheduler scheduler = new Scheduler(TestSchedulers.config(1));
+        scheduler.bind();
+        try {
+            Fiber me = Fiber.current();
+            Waiter own = Waiter.reusableForCurrent();
+            assertSame(me, own);
+            WaitQueue queue = new WaitQueue();
+            queue.add(own);
+            assertSame(own, queue.poll()); // a notifier takes it: its notification is on the way
+            assertTrue(queue.leave(own), "leave must report the waiter as taken");
+            own.takenByNotifier();
+            Waiter fresh = Waiter.reusableForCurrent();
+            assertNotSame(me, fresh, "the own node was reused while a notifier could still write to it");
+            assertSame(me, fresh.fiber());
+            own.notifyWaiter(); // the notifier finishes with it
+            assertSame(me, Waiter.reusableForCurrent());
+            assertFalse(me.notified, "a reused node starts un-notified");
+        } finally {
+            scheduler.unbind();
+            scheduler.close();
+        }
     }
 
     private static void joinQuietly(Thread thread) {

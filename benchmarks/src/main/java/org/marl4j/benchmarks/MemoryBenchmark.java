@@ -37,8 +37,11 @@ public final class MemoryBenchmark {
     private static final int GC_ROUNDS = 5;
     /** Settle time after the last fiber announced itself, so it has really suspended. */
     private static final long SETTLE_MILLIS = 300;
-    /** Rounds of the same case at memory.warmupFibers (default 20,000) before the measured one. */
-    private static final int WARMUP_ROUNDS = 3;
+    /**
+     * Rounds of the same case at memory.warmupFibers (default 20,000) before the measured one; more
+     * with -Dmemory.warmupRounds=N, for a steady state in which every frame of the wait is compiled.
+     */
+    private static final int WARMUP_ROUNDS = Integer.getInteger("memory.warmupRounds", 3);
 
     private MemoryBenchmark() {}
 
