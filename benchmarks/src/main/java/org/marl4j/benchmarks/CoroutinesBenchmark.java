@@ -82,17 +82,6 @@ public class CoroutinesBenchmark {
         return CoroutineWorkloads.launchAndJoin(d.fixedPool, LAUNCHES);
     }
 
-    /**
-     * Not a contender: launch and join on {@code Dispatchers.Unconfined}, where each child runs at
-     * once on the launching thread with no dispatch at all. What is left is kotlinx's own cost per
-     * coroutine (job, child list, completion), the floor under every dispatcher's launch row.
-     */
-    @Benchmark
-    @OperationsPerInvocation(LAUNCHES)
-    public int launchFloor_unconfined() {
-        return CoroutineWorkloads.launchAndJoin(Dispatchers.getUnconfined(), LAUNCHES);
-    }
-
     @Benchmark
     @OperationsPerInvocation(ROUND_TRIPS)
     public int channel_marl4j(Dispatchers2 d) {
