@@ -312,10 +312,10 @@ public final class RunSuite {
                     bestCase, bestMarl, vt, ratio((double) bestMarl / vt), perConfigMemory(vt),
                     worstMarl < vt ? "yes" : bestMarl < vt ? "**only with some worker counts**" : "**no**"));
             details.append("Each case first runs 3 warm-up rounds of 20,000 (MemoryBenchmark), so compiled frames are measured."
-                    + " What the bytes are (jcmd GC.class_histogram, 2 workers, cold run of 100,000): almost all is the"
-                    + " continuation's `jdk.internal.vm.StackChunk` (~1,500 bytes cold, ~490 warm; interpreted frames are several"
-                    + " times larger than compiled ones), plus Fiber 64, FiberContinuation 48, the task's lambda 40, Waiter 32,"
-                    + " Task 24 and the worker-loop lambda 24 bytes.\n\n");
+                    + " What the bytes are (jcmd GC.class_histogram, 2 workers, 100,000 on an Event): almost all is the"
+                    + " continuation's `jdk.internal.vm.StackChunk` (~400-500 bytes warm, far more cold: interpreted frames are several"
+                    + " times larger than compiled ones), plus Fiber 80 (its own wait-queue node) and FiberContinuation 48; the Task and"
+                    + " the task's lambda are no longer reachable from a suspended fiber. See benchmarks/README.md.\n\n");
         }
 
         private String perConfigMemory(long vt) {
