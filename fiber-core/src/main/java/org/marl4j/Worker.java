@@ -45,8 +45,10 @@ import java.util.ArrayDeque;
  * takes the (then free) lock and acts at once.
  *
  * <p><b>Spinning and stealing</b> (marl's {@code spinForWork}). An MTW out of work first spins for
- * the configured duration, checking {@code num} and trying to steal a task (never a fiber: fibers
- * stay on their worker's thread) from a random worker, then sleeps. A spinning worker advertises
+ * the configured duration, checking {@code num} and trying to steal tasks (never a fiber: fibers
+ * stay on their worker's thread) from a random other worker, then sleeps: half of that worker's
+ * queue at once, but not a busy worker's only fresh task ({@link FreshTaskRule}), which is most
+ * likely the next hop of what that worker runs. A spinning worker advertises
  * itself in the scheduler's spinning-workers ring, which {@link Scheduler#enqueue} prefers. Beyond
  * marl, two things take a task queued behind a busy or blocked worker while another sleeps,
  * whatever the spin duration. First, as Go's {@code wakep}: an enqueue onto a worker that is awake,

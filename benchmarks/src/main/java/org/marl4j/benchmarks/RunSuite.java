@@ -200,7 +200,7 @@ public final class RunSuite {
                     .append(System.getProperty("java.runtime.version")).append('\n')
                     .append(String.format(Locale.ROOT, "- Load average (1 min) at start %.2f, at end %.2f; suite took ~%d min%n",
                             loadBefore, loadAfter, minutes))
-                    .append("- Caveat: a shared, noisy 2-core machine (other builds were running): trust ratios of medians"
+                    .append("- Caveat: a shared, noisy 2-core machine (see the load average above): trust ratios of medians"
                             + " within one run, not absolute times, and expect ±20% run to run.\n\n");
         }
 
