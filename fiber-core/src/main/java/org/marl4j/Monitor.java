@@ -25,7 +25,7 @@ import java.util.concurrent.locks.LockSupport;
  * check periods behind a blocked worker while another worker is idle, whatever the spin duration.
  * The thief answers in {@code Worker.sleepForWork}, through which every idle sleep goes, including
  * a new worker's first one (a request left unanswered there once made the monitor pass that worker
- * over for good). The enqueue-time wake ({@code Scheduler.wakeIdleWorker}) usually takes such a
+ * over for good). The enqueue-time wake ({@code IdleWorkers.wakeIdleWorker}) usually takes such a
  * task first; the monitor is the net for an enqueue that raced with a worker going to sleep.
  * Ready fibers and SAME_THREAD tasks cannot move: they stay with their worker's thread.
  *

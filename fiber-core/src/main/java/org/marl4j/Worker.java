@@ -452,7 +452,7 @@ final class Worker {
         if (work.hasDeadlines() && work.nextDeadline() - spinUntil < 0) {
             spinUntil = work.nextDeadline();
         }
-        scheduler.onBeginSpinning(id);
+        scheduler.idle.onBeginSpinning(id);
         work.setActivity(Work.SPINNING);
         lock.unlock();
         Task stolen;
@@ -462,7 +462,7 @@ final class Worker {
         } finally {
             spinEnd = System.nanoTime();
             stats.spinningNanos += spinEnd - spinStart;
-            scheduler.onEndSpinning();
+            scheduler.idle.onEndSpinning();
             lock.lock();
             work.setActivity(Work.ACTIVE);
         }
@@ -484,7 +484,7 @@ final class Worker {
         lock.unlock();
         Task stolen;
         try {
-            stolen = scheduler.stealFromAny(this, nextRandom());
+            stolen = scheduler.idle.stealFromAny(this, nextRandom());
         } finally {
             lock.lock();
         }
@@ -519,11 +519,11 @@ final class Worker {
     @GuardedBy("lock")
     private void sleepForWork() {
         if (mode == Mode.MULTI_THREADED) {
-            scheduler.onWorkerSleeping();
+            scheduler.idle.onWorkerSleeping();
         }
         sleep(true, Long.MAX_VALUE);
         if (mode == Mode.MULTI_THREADED) {
-            scheduler.onWorkerWoke();
+            scheduler.idle.onWorkerWoke();
         }
         if (closeWatch != null && closeWatch.due()) {
             lock.unlock(); // the watch dumps every worker's fibers, this one's included
@@ -549,7 +549,7 @@ final class Worker {
                     }
                 }
             } finally {
-                scheduler.onEndSpinning();
+                scheduler.idle.onEndSpinning();
             }
         }
     }
@@ -587,7 +587,7 @@ final class Worker {
                     return null;
                 }
             }
-            Task stolen = scheduler.steal(this, nextRandom());
+            Task stolen = scheduler.idle.steal(this, nextRandom());
             if (stolen != null) {
                 return stolen;
             }
