@@ -35,8 +35,17 @@ final class FreshTaskRule {
         java.util.Arrays.fill(seenProgress, -1); // no look yet: the first look always sees "progress"
     }
 
-    /** leave(victim) is true if the thief should not take the victim's only queued task now. */
-    boolean leave(Worker victim) {
+    /**
+     * leave(victim, queued) is true if the thief should not take the victim's task now, given how
+     * many tasks the victim holds ({@link Work#tasksQueued()}: 0, 1, or 2 for two or more). Only a
+     * sole task may be left; a look at none or several remembers the victim's progress, so a sole
+     * task that comes later counts as fresh.
+     */
+    boolean leave(Worker victim, int queued) {
+        if (queued != 1) {
+            looked(victim);
+            return false;
+        }
         int i = victim.id;
         long progress = victim.work.progress();
         if (progress == seenProgress[i]) {
@@ -54,7 +63,7 @@ final class FreshTaskRule {
     }
 
     /** looked(victim) records a look at a victim with no task or several: its only task, if one comes, is fresh. */
-    void looked(Worker victim) {
+    private void looked(Worker victim) {
         int i = victim.id;
         seenProgress[i] = victim.work.progress();
         leaving[i] = false;

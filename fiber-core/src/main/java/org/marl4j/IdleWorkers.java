@@ -88,9 +88,7 @@ final class IdleWorkers {
                     continue;
                 }
                 int queued = victim.work.tasksQueued();
-                if (queued != 1) {
-                    rule.looked(victim);
-                } else if (rule.leave(victim)) {
+                if (rule.leave(victim, queued)) {
                     left = true;
                     continue;
                 }
@@ -147,10 +145,6 @@ final class IdleWorkers {
         }
         FreshTaskRule rule = thief.freshTaskRule(count);
         int queued = victim.work.tasksQueued();
-        if (queued != 1) {
-            rule.looked(victim);
-            return queued == 0 ? null : victim.work.steal(thief.work);
-        }
-        return rule.leave(victim) ? null : victim.work.steal(thief.work);
+        return rule.leave(victim, queued) || queued == 0 ? null : victim.work.steal(thief.work);
     }
 }
