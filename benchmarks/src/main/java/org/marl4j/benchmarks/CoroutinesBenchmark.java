@@ -29,6 +29,12 @@ import org.openjdk.jmh.annotations.Warmup;
  * threads {@code asCoroutineDispatcher()}, in the same run. Workloads (in {@link CoroutineWorkloads}):
  * launch and join 1,000,000 no-op coroutines; a rendezvous-Channel ping-pong of 100,000 round trips;
  * 100,000 coroutines each {@code delay(1)}. SingleShot; scores are ns per coroutine / round trip.
+ *
+ * <p>Two floor rows, not baselines, show what kotlinx itself costs with no dispatch to pay for:
+ * {@code launch_floorUndispatched} launches each coroutine {@code CoroutineStart.UNDISPATCHED} on
+ * {@code Dispatchers.Default} (it runs to its end inside {@code launch}, so nothing is queued or
+ * handed to another thread), and {@code channel_floorOneThread} plays the ping-pong on
+ * {@code runBlocking}'s own single-thread event loop (no other thread, no synchronized queue).
  */
 @BenchmarkMode(Mode.SingleShotTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -74,6 +80,18 @@ public class CoroutinesBenchmark {
     @OperationsPerInvocation(LAUNCHES)
     public int launch_dispatchersDefault() {
         return CoroutineWorkloads.launchAndJoin(Dispatchers.getDefault(), LAUNCHES);
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(LAUNCHES)
+    public int launch_floorUndispatched() {
+        return CoroutineWorkloads.launchUndispatched(Dispatchers.getDefault(), LAUNCHES);
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(ROUND_TRIPS)
+    public int channel_floorOneThread() {
+        return CoroutineWorkloads.channelPingPongOnEventLoop(ROUND_TRIPS);
     }
 
     @Benchmark

@@ -211,7 +211,7 @@ public final class RunSuite {
             if (rows.isEmpty()) {
                 return;
             }
-            Row bestBaseline = rows.stream().filter(r -> !r.isMarl()).min((a, b) -> Double.compare(a.median, b.median)).orElse(null);
+            Row bestBaseline = rows.stream().filter(Row::isBaseline).min((a, b) -> Double.compare(a.median, b.median)).orElse(null);
             Row bestMarl = rows.stream().filter(Row::isMarl).min((a, b) -> Double.compare(a.median, b.median)).orElse(null);
             details.append("## ").append(w.title).append("\n\n")
                     .append("`").append(w.type.getSimpleName()).append("`. Median and mean ± 99.9% error (JMH), ")
@@ -220,7 +220,8 @@ public final class RunSuite {
             for (Row r : rows) {
                 details.append(String.format(Locale.ROOT, "| %s | %s | %s | %s ± %s | %s |%n", r.method, r.params,
                         num(r.median), num(r.mean), num(r.error),
-                        r.isMarl() && bestBaseline != null ? ratio(r.median / bestBaseline.median) : ""));
+                        r.isMarl() && bestBaseline != null ? ratio(r.median / bestBaseline.median)
+                                : r.isFloor() ? "floor, not a baseline" : ""));
             }
             details.append('\n');
             if (bestMarl == null || bestBaseline == null) {
@@ -365,6 +366,15 @@ public final class RunSuite {
 
         boolean isMarl() {
             return method.contains("marl4j");
+        }
+
+        /** A floor row (method name with "floor") shows what a workload costs with no dispatch at all: never a baseline. */
+        boolean isFloor() {
+            return method.contains("floor");
+        }
+
+        boolean isBaseline() {
+            return !isMarl() && !isFloor();
         }
     }
 

@@ -1,6 +1,7 @@
 package org.marl4j.benchmarks
 
 import kotlinx.coroutines.CoroutineDispatcher
+import kotlinx.coroutines.CoroutineStart
 import kotlinx.coroutines.channels.Channel
 import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.delay
@@ -29,6 +30,47 @@ object CoroutineWorkloads {
             }
         }
         launched
+    }
+
+    /**
+     * Floor of [launchAndJoin]: each coroutine starts UNDISPATCHED on [dispatcher], so it runs to
+     * its end inside `launch` and nothing is ever queued: kotlinx's own cost of a launch and join.
+     */
+    @JvmStatic
+    fun launchUndispatched(dispatcher: CoroutineDispatcher, count: Int): Int = runBlocking {
+        var launched = 0
+        withContext(dispatcher) {
+            coroutineScope {
+                repeat(count) {
+                    launch(start = CoroutineStart.UNDISPATCHED) { }
+                    launched++
+                }
+            }
+        }
+        launched
+    }
+
+    /**
+     * Floor of [channelPingPong]: the same ping-pong on `runBlocking`'s own event loop, one thread
+     * and no synchronized queue: what kotlinx's channels cost with nothing to hand between threads.
+     */
+    @JvmStatic
+    fun channelPingPongOnEventLoop(roundTrips: Int): Int = runBlocking {
+        val ping = Channel<Int>()
+        val pong = Channel<Int>()
+        var last = 0
+        coroutineScope {
+            launch {
+                repeat(roundTrips) { pong.send(ping.receive() + 1) }
+            }
+            launch {
+                repeat(roundTrips) {
+                    ping.send(last)
+                    last = pong.receive()
+                }
+            }
+        }
+        last
     }
 
     /**
