@@ -14,9 +14,10 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p><b>Progress.</b> Each worker bumps a counter ({@link Work#progressed()}, an opaque store)
  * when it starts a task and when it switches fibers, and publishes whether it is active, spinning
- * or asleep ({@link Work#activity()}). Every {@link #CHECK_NANOS} the monitor samples both: an
- * active worker whose counter has not moved since the last sample has been in one task (or a
- * pinned wait) for at least that long. No worker pays more than a store per task for this.
+ * or asleep ({@link Work#activity()}). Every {@link #CHECK_NANOS} the monitor samples both: a
+ * worker active at two samples in a row whose counter has not moved between them has been in one
+ * task (or a pinned wait) for at least that long. A worker that was asleep or spinning at the last
+ * sample is never judged on the next one: it may have woken a moment ago. No worker pays more than a store per task for this.
  *
  * <p><b>Stranded tasks.</b> If such a stalled worker has work queued, the monitor wakes as many
  * idle (sleeping) workers as it has queued items and sends each to steal from it
@@ -44,6 +45,9 @@ final class Monitor {
 
     /** A safety net for the park while every worker sleeps; the Dekker handshake makes it unnecessary. */
     private static final long IDLE_PARK_NANOS = 1_000_000_000L;
+
+    /** lastProgress of a worker that was not active at the last sample: no progress count is negative. */
+    private static final long NOT_ACTIVE = -1;
 
     private final Scheduler scheduler;
     private final Worker[] workers;
@@ -117,13 +121,22 @@ final class Monitor {
         for (int i = 0; i < workers.length; i++) {
             Work work = workers[i].work;
             long progress = work.progress();
-            if (work.activity() != Work.ACTIVE || progress != lastProgress[i]) {
-                anyAwake |= work.activity() != Work.IDLE;
-                lastProgress[i] = progress;
+            int activity = work.activity();
+            if (activity != Work.ACTIVE) {
+                // Not a sample to compare with: a worker woken after this one has had no time to
+                // start a task, and would look stalled (it did, on every wake after the monitor's
+                // idle park, and was sent a thief it did not need).
+                anyAwake |= activity != Work.IDLE;
+                lastProgress[i] = NOT_ACTIVE;
                 progressSince[i] = now;
                 continue;
             }
             anyAwake = true;
+            if (progress != lastProgress[i]) {
+                lastProgress[i] = progress;
+                progressSince[i] = now;
+                continue;
+            }
             // Active with no progress since the last sample: stalled in one task for a while.
             int queued = work.queued();
             if (queued > 0) {

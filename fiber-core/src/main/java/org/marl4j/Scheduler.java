@@ -346,8 +346,13 @@ public final class Scheduler implements AutoCloseable {
 
     /**
      * enqueueOnOwnWorker(worker, task) queues a task made on one of this scheduler's worker threads
-     * onto that worker, behind the tasks it already holds (FIFO per worker), and wakes an idle
-     * worker to steal it if nobody spins (Go's wakep), since its maker may run for long or block.
+     * onto that worker, behind the tasks it already holds (FIFO per worker). If the worker now
+     * holds more than this one task, it wakes an idle worker to steal if nobody spins (Go's wakep):
+     * there is work for two. A lone task it does not: its worker runs it as soon as the maker
+     * returns, and a woken worker would leave it alone ({@link FreshTaskRule}) and go back to sleep,
+     * a futex round trip per hand-off that a coroutine resuming another paid on every resume. If
+     * the maker holds its thread instead, a spinning worker takes the task after the rule's grace,
+     * or the {@link Monitor} sends a sleeping one within two of its samples.
      *
      * <p>This departs from marl, which spreads every enqueue round-robin across workers. A task
      * made by a task or fiber is most often its continuation (a coroutine resuming the one it
@@ -363,7 +368,7 @@ public final class Scheduler implements AutoCloseable {
         int added = worker.work.tryEnqueue(task);
         if (added == Work.NOT_ADDED) {
             enqueueOnWorkerThreads(task); // a custom policy's contended lock, or the worker is stopping
-        } else if (added == Work.ADDED_OWNER_AWAKE) {
+        } else if (added == Work.ADDED_OWNER_AWAKE && !worker.work.holdsOnly()) {
             idle.wakeIdleWorker();
         }
     }

@@ -552,6 +552,11 @@ final class Work {
         return (int) NUM.get(this);
     }
 
+    /** holdsOnly() is true when one task waits here and nothing else, a racy hint. Any thread. */
+    boolean holdsOnly() {
+        return numAcquire() == 0 && taskInbox.sizeUpTo2() == 1;
+    }
+
     /** numAcquire() is num() for callers without the lock: a spinning owner, a thief, the monitor. */
     int numAcquire() {
         return (int) NUM.getAcquire(this);

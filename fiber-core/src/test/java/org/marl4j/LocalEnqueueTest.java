@@ -173,4 +173,35 @@ class LocalEnqueueTest {
         assertTrue(moves < hops / 4, moves + " of " + hops + " hops changed thread");
         errors.assertNone();
     }
+
+    @ParameterizedTest(name = "spin {0} µs")
+    @ValueSource(ints = {0, 50})
+    void aLoneTaskMadeOnAWorker_leavesTheIdleWorkerAsleep(int spinMicros) throws Exception {
+        // A lone task made on a worker runs there as soon as its maker returns, and an idle worker
+        // would leave a busy worker's only fresh task alone anyway: waking one for it only sends it
+        // back to sleep, a futex round trip per hand-off (a coroutine resuming another did this
+        // on every resume). So the sleeping worker stays asleep. A worker stalled in its task is
+        // still relieved: see theOnlyTaskBehindAWorkerThatBlocksItsThread_isTakenByAnIdleWorker.
+        TaskErrors errors = new TaskErrors();
+        Scheduler.Config config = errors.config(2).setSpinDuration(Duration.ofNanos(spinMicros * 1000L));
+        int rounds = 200;
+        try (Scheduler scheduler = new Scheduler(config)) {
+            Worker maker = scheduler.worker(0);
+            Worker idle = scheduler.worker(1);
+            await().atMost(LONG).until(() -> idle.work.activity() == Work.IDLE);
+            long sleepsBefore = idle.stats.idleSleeps;
+            for (int round = 0; round < rounds; round++) {
+                CountDownLatch ran = new CountDownLatch(1);
+                maker.work.enqueue(new Task(() -> scheduler.enqueue(new Task(ran::countDown))), maker);
+                assertTrue(ran.await(LONG.toMillis(), TimeUnit.MILLISECONDS));
+                await().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(1)).atMost(LONG)
+                        .until(() -> idle.work.activity() == Work.IDLE);
+            }
+            long wakes = idle.stats.idleSleeps - sleepsBefore;
+            // One wake per lone task would be ~rounds; the monitor may send the idle worker to a
+            // maker it caught between two samples on a loaded machine, a few times at most.
+            assertTrue(wakes < rounds / 10, "the idle worker was woken " + wakes + " times for " + rounds + " lone tasks");
+        }
+        errors.assertNone();
+    }
 }

@@ -61,6 +61,52 @@ class MonitorTest {
         errors.assertNone();
     }
 
+    /**
+     * A worker woken from its sleep by an enqueue has not started the task yet when the monitor,
+     * woken by the same wake-up, takes its first sample: that worker is not stalled, and no idle
+     * worker is sent to steal from it (it was, on nearly every such wake).
+     */
+    @ParameterizedTest(name = "{0} worker threads")
+    @ValueSource(ints = {2, 4})
+    void aWorkerJustWokenByAnEnqueue_isNotTakenForStalled(int workers) {
+        TaskErrors errors = new TaskErrors();
+        Scheduler.Config config = errors.config(workers).setSpinDuration(Duration.ZERO);
+        int rounds = 200;
+        try (Scheduler scheduler = new Scheduler(config)) {
+            Worker target = scheduler.worker(0);
+            await().atMost(LONG).until(() -> allAsleep(scheduler, workers));
+            long othersSleeps = sleepsOfAllBut(scheduler, workers, target);
+            for (int round = 0; round < rounds; round++) {
+                CountDownLatch ran = new CountDownLatch(1);
+                target.work.enqueue(new Task(ran::countDown), target);
+                await().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(1)).atMost(LONG)
+                        .until(() -> ran.getCount() == 0 && allAsleep(scheduler, workers));
+            }
+            long wakes = sleepsOfAllBut(scheduler, workers, target) - othersSleeps;
+            assertTrue(wakes < rounds / 10, "other workers were woken " + wakes + " times for " + rounds
+                    + " tasks that worker 0 ran at once");
+        }
+        errors.assertNone();
+    }
+
+    private static boolean allAsleep(Scheduler scheduler, int workers) {
+        for (int i = 0; i < workers; i++) {
+            if (scheduler.worker(i).work.activity() != Work.IDLE) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static long sleepsOfAllBut(Scheduler scheduler, int workers, Worker excluded) {
+        long sleeps = 0;
+        for (int i = 0; i < workers; i++) {
+            Worker w = scheduler.worker(i);
+            sleeps += w == excluded ? 0 : w.stats.idleSleeps;
+        }
+        return sleeps;
+    }
+
     @ParameterizedTest(name = "{0} worker threads")
     @ValueSource(ints = {1, 2})
     void aTaskHoldingItsThread_isCounted_andRecordedInJfrWithItsStack(int workers) throws Exception {
