@@ -289,9 +289,9 @@ public final class RunSuite {
             StringBuilder perConfig = new StringBuilder();
             perBaseline.forEach((label, group) -> perConfig.append(perConfig.isEmpty() ? "" : "; ")
                     .append(group).append(" vs ").append(label));
-            summary.append(String.format(Locale.ROOT, "| %s | %s %s: %s | %s %s: %s | **%s** | %s | %s | %s |%n",
-                    w.title, bestMarl.method, bestMarl.params, num(bestMarl.median), bestBaseline.method,
-                    bestBaseline.params, num(bestBaseline.median), ratio(bestMarl.median / bestBaseline.median),
+            summary.append(String.format(Locale.ROOT, "| %s | %s: %s | %s: %s | **%s** | %s | %s | %s |%n",
+                    w.title, bestMarl.cell(), num(bestMarl.median), bestBaseline.cell(),
+                    num(bestBaseline.median), ratio(bestMarl.median / bestBaseline.median),
                     perConfig.toString().trim(), target, met));
         }
 
@@ -421,6 +421,11 @@ public final class RunSuite {
             return new Row(label.substring(0, dot), label.substring(dot + 1), params.toString(),
                     primary.getStatistics().getPercentile(50), primary.getScore(), primary.getScoreError(),
                     primary.getScoreUnit());
+        }
+
+        /** The row in a summary cell: method and params, as RESULTS.md always showed them. */
+        String cell() {
+            return params.isEmpty() ? method : method + " " + params;
         }
 
         String label() {
