@@ -12,6 +12,16 @@ final class BenchSupport {
     /** The JVM flag every fork needs: marl4j's continuations live in java.base/jdk.internal.vm. */
     static final String ADD_EXPORTS = "--add-exports=java.base/jdk.internal.vm=ALL-UNNAMED";
 
+    /**
+     * With {@link #VT_MAX_ONE_CARRIER}, the JDK's virtual-thread scheduler gets one carrier thread:
+     * the like-for-like baseline of marl4j with 0 or 1 worker threads. A method-level
+     * {@code @Fork} replaces the class's, so a {@code _1carrier} method repeats ADD_EXPORTS and
+     * the heap flags, and {@link VirtualCarriers} checks in the fork that the flags took effect.
+     */
+    static final String VT_ONE_CARRIER = "-Djdk.virtualThreadScheduler.parallelism=1";
+    /** No extra carrier either when a virtual thread pins or blocks (the pool may not grow past 1). */
+    static final String VT_MAX_ONE_CARRIER = "-Djdk.virtualThreadScheduler.maxPoolSize=1";
+
     /** Worker threads are named WORKER_PREFIX + id, so a task can tell which worker runs it. */
     static final String WORKER_PREFIX = "bench-worker-";
 

@@ -15,6 +15,7 @@ import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -23,8 +24,10 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * EmptyTasksBenchmark: one producer submits 1,000,000 empty tasks (each only counts down) and waits
- * for all of them: marl4j with a WaitGroup vs ForkJoinPool(2), a fixed ThreadPoolExecutor(2) and a
- * virtual thread per task, each with a CountDownLatch. SingleShot; scores are ns per task.
+ * for all of them: marl4j with a WaitGroup vs a ForkJoinPool, a fixed ThreadPoolExecutor (each with
+ * {@code poolThreads} = 1, beside marl4j's threads=0 and 1, and 2, beside threads=2) and a virtual
+ * thread per task (default scheduler, and on one carrier: {@code virtualThreadPerTask_1carrier}),
+ * each with a CountDownLatch. SingleShot; scores are ns per task.
  */
 @BenchmarkMode(Mode.SingleShotTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -33,26 +36,40 @@ import org.openjdk.jmh.annotations.Warmup;
 @Fork(value = 1, jvmArgsAppend = {BenchSupport.ADD_EXPORTS, "-Xms1g", "-Xmx1g"})
 public class EmptyTasksBenchmark {
     static final int TASKS = 1_000_000;
-    /** Threads of the baseline pools: the machine's two cores. */
-    static final int POOL_THREADS = 2;
 
+    /** The platform-thread pools, with as many threads as the marl4j rows they stand beside. */
     @State(Scope.Thread)
     public static class Pools {
+        @Param({"1", "2"})
+        public int poolThreads;
         ForkJoinPool forkJoin;
         ExecutorService fixed;
-        ExecutorService virtual;
 
         @Setup(Level.Trial)
         public void create() {
-            forkJoin = new ForkJoinPool(POOL_THREADS);
-            fixed = Executors.newFixedThreadPool(POOL_THREADS);
-            virtual = Executors.newVirtualThreadPerTaskExecutor();
+            forkJoin = new ForkJoinPool(poolThreads);
+            fixed = Executors.newFixedThreadPool(poolThreads);
         }
 
         @TearDown(Level.Trial)
         public void close() {
             BenchSupport.shutdown(forkJoin);
             BenchSupport.shutdown(fixed);
+        }
+    }
+
+    /** A virtual thread per task; its carrier count is set per fork (see {@link VirtualCarriers}). */
+    @State(Scope.Thread)
+    public static class VirtualPerTask extends VirtualCarriers {
+        ExecutorService virtual;
+
+        @Setup(Level.Trial)
+        public void create() {
+            virtual = Executors.newVirtualThreadPerTaskExecutor();
+        }
+
+        @TearDown(Level.Trial)
+        public void close() {
             BenchSupport.shutdown(virtual);
         }
     }
@@ -75,10 +92,20 @@ public class EmptyTasksBenchmark {
         return runAll(p.fixed);
     }
 
+    /** A virtual thread per task on the default scheduler (one carrier per core): beside threads=2. */
     @Benchmark
     @OperationsPerInvocation(TASKS)
-    public CountDownLatch virtualThreadPerTask(Pools p) throws InterruptedException {
-        return runAll(p.virtual);
+    public CountDownLatch virtualThreadPerTask(VirtualPerTask v) throws InterruptedException {
+        return runAll(v.virtual);
+    }
+
+    /** A virtual thread per task on one carrier: beside threads=0 and threads=1. */
+    @Benchmark
+    @OperationsPerInvocation(TASKS)
+    @Fork(value = 1, jvmArgsAppend = {BenchSupport.ADD_EXPORTS, "-Xms1g", "-Xmx1g",
+            BenchSupport.VT_ONE_CARRIER, BenchSupport.VT_MAX_ONE_CARRIER})
+    public CountDownLatch virtualThreadPerTask_1carrier(VirtualPerTask v) throws InterruptedException {
+        return runAll(v.virtual);
     }
 
     private static CountDownLatch runAll(ExecutorService pool) throws InterruptedException {

@@ -19,7 +19,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * EventBenchmark is marl's {@code src/event_bench.cpp}: Schedule/Event (a chain of 512 tasks, each
  * waiting on its event and signalling the next) and Schedule/EventBaton (two SAME_THREAD tasks pass
  * a baton through two AUTO events), beside the same shapes on virtual threads with
- * {@link LockSupport#park()}/{@link LockSupport#unpark(Thread)}.
+ * {@link LockSupport#park()}/{@link LockSupport#unpark(Thread)}, on the default scheduler (one carrier
+ * per core) and on one carrier ({@code _1carrier}, the like-for-like baseline of threads=0 and 1).
  *
  * <p>SingleShot: one invocation is one of marl's iterations; scores are per hop (chain) or per
  * round trip (baton). EventBaton uses 65,536 round trips per iteration instead of marl's 262,144.
@@ -56,10 +57,24 @@ public class EventBenchmark {
         return events;
     }
 
-    /** Schedule/Event on virtual threads: thread i parks until released, then releases i+1. */
+    /** Schedule/Event on virtual threads, default scheduler (one carrier per core): beside threads=2. */
     @Benchmark
     @OperationsPerInvocation(CHAIN)
-    public Thread[] chain_virtualThreads() throws InterruptedException {
+    public Thread[] chain_virtualThreads(VirtualCarriers carriers) throws InterruptedException {
+        return chainVirtual();
+    }
+
+    /** Schedule/Event on virtual threads on one carrier: beside threads=0 and threads=1. */
+    @Benchmark
+    @OperationsPerInvocation(CHAIN)
+    @Fork(value = 1, jvmArgsAppend = {BenchSupport.ADD_EXPORTS, "-Xms1g", "-Xmx1g",
+            BenchSupport.VT_ONE_CARRIER, BenchSupport.VT_MAX_ONE_CARRIER})
+    public Thread[] chain_virtualThreads_1carrier(VirtualCarriers carriers) throws InterruptedException {
+        return chainVirtual();
+    }
+
+    /** Thread i parks until released, then releases i+1. */
+    private static Thread[] chainVirtual() throws InterruptedException {
         Thread[] threads = new Thread[CHAIN + 1];
         VarFlags flags = new VarFlags(CHAIN + 1);
         threads[CHAIN] = Thread.currentThread();
@@ -105,10 +120,21 @@ public class EventBenchmark {
         return done;
     }
 
-    /** EventBaton on two virtual threads with park/unpark. */
+    /** EventBaton on two virtual threads with park/unpark, default scheduler: beside threads=2. */
     @Benchmark
     @OperationsPerInvocation(PASSES)
-    public PingPong baton_virtualThreads() throws InterruptedException {
+    public PingPong baton_virtualThreads(VirtualCarriers carriers) throws InterruptedException {
+        PingPong p = new PingPong(PASSES);
+        p.runOnVirtualThreads();
+        return p;
+    }
+
+    /** EventBaton on two virtual threads on one carrier: beside threads=0 and threads=1. */
+    @Benchmark
+    @OperationsPerInvocation(PASSES)
+    @Fork(value = 1, jvmArgsAppend = {BenchSupport.ADD_EXPORTS, "-Xms1g", "-Xmx1g",
+            BenchSupport.VT_ONE_CARRIER, BenchSupport.VT_MAX_ONE_CARRIER})
+    public PingPong baton_virtualThreads_1carrier(VirtualCarriers carriers) throws InterruptedException {
         PingPong p = new PingPong(PASSES);
         p.runOnVirtualThreads();
         return p;

@@ -21,7 +21,8 @@ import org.marl4j.futures.Futures;
 /**
  * FanOutBenchmark: fan out 100,000 fibers that each block on their own {@link CompletableFuture},
  * which another platform thread completes once all of them are waiting; fan in on a WaitGroup. vs
- * 100,000 virtual threads calling {@code join()} and a CountDownLatch.
+ * 100,000 virtual threads calling {@code join()} and a CountDownLatch, on the default scheduler (one
+ * carrier per core) and on one carrier ({@code virtualThreads_1carrier}, beside threads=0 and 1).
  *
  * <p>The completer starts only when every fiber (virtual thread) has announced that it is about to
  * block, so nearly all of them really suspend. The timed region covers start, block, complete,
@@ -59,9 +60,23 @@ public class FanOutBenchmark {
         return done;
     }
 
+    /** Virtual threads on the JDK's default scheduler: one carrier per core (2 here), beside threads=2. */
     @Benchmark
     @OperationsPerInvocation(FIBERS)
-    public CountDownLatch virtualThreads() throws InterruptedException {
+    public CountDownLatch virtualThreads(VirtualCarriers carriers) throws InterruptedException {
+        return fanOutVirtual();
+    }
+
+    /** Virtual threads on one carrier: the like-for-like baseline of threads=0 and threads=1. */
+    @Benchmark
+    @OperationsPerInvocation(FIBERS)
+    @Fork(value = 1, jvmArgsAppend = {BenchSupport.ADD_EXPORTS, "-Xms2g", "-Xmx2g",
+            BenchSupport.VT_ONE_CARRIER, BenchSupport.VT_MAX_ONE_CARRIER})
+    public CountDownLatch virtualThreads_1carrier(VirtualCarriers carriers) throws InterruptedException {
+        return fanOutVirtual();
+    }
+
+    private static CountDownLatch fanOutVirtual() throws InterruptedException {
         CompletableFuture<Integer>[] futures = newFutures();
         AtomicInteger blocking = new AtomicInteger();
         CountDownLatch done = new CountDownLatch(FIBERS);

@@ -27,7 +27,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * PingPongBenchmark: two fibers take turns over two AUTO {@link Event}s; one round trip is two
  * suspends and two wakes. marl4j on one worker (both fibers SAME_THREAD; with 0 worker threads on
  * the bound benchmark thread) and across two workers, vs two virtual threads over
- * park/unpark and vs a pair of {@link SynchronousQueue}s between two platform threads.
+ * park/unpark (on the default scheduler, and on one carrier: {@code virtualThreads_1carrier}, beside
+ * threads=0 and 1) and vs a pair of {@link SynchronousQueue}s between two platform threads.
  *
  * <p>AverageTime; one invocation plays {@value #ROUNDS} round trips (the fibers or threads are
  * started once per invocation, which adds under 1% here); scores are ns per round trip.
@@ -160,9 +161,21 @@ public class PingPongBenchmark {
         return done;
     }
 
+    /** Two virtual threads on the default scheduler (one carrier per core): beside threads=2 and crossWorker. */
     @Benchmark
     @OperationsPerInvocation(ROUNDS)
-    public PingPong virtualThreads() throws InterruptedException {
+    public PingPong virtualThreads(VirtualCarriers carriers) throws InterruptedException {
+        PingPong p = new PingPong(ROUNDS);
+        p.runOnVirtualThreads();
+        return p;
+    }
+
+    /** Two virtual threads on one carrier: the like-for-like baseline of sameWorker with threads=0 and 1. */
+    @Benchmark
+    @OperationsPerInvocation(ROUNDS)
+    @Fork(value = 1, jvmArgsAppend = {BenchSupport.ADD_EXPORTS, "-Xms1g", "-Xmx1g",
+            BenchSupport.VT_ONE_CARRIER, BenchSupport.VT_MAX_ONE_CARRIER})
+    public PingPong virtualThreads_1carrier(VirtualCarriers carriers) throws InterruptedException {
         PingPong p = new PingPong(ROUNDS);
         p.runOnVirtualThreads();
         return p;

@@ -24,7 +24,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * Release: 100,000 fibers are already suspended on one MANUAL {@link Event} (set up outside the
  * measured time); the benchmark signals it and waits until every one has finished. It measures
  * waking a crowd and running it to completion, against the same crowd of parked virtual threads
- * released by one flag and 100,000 unparks.
+ * released by one flag and 100,000 unparks, on the default scheduler (one carrier per core) and on
+ * one carrier ({@code virtualThreads_1carrier}, beside threads=0 and 1).
  */
 @BenchmarkMode(Mode.SingleShotTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -98,9 +99,23 @@ public class ReleaseBenchmark {
         return crowd.done;
     }
 
+    /** Virtual threads on the JDK's default scheduler: one carrier per core (2 here), beside threads=2. */
     @Benchmark
     @OperationsPerInvocation(FIBERS)
-    public CountDownLatch virtualThreads(VirtualCrowd crowd) throws InterruptedException {
+    public CountDownLatch virtualThreads(VirtualCrowd crowd, VirtualCarriers carriers) throws InterruptedException {
+        return releaseVirtual(crowd);
+    }
+
+    /** Virtual threads on one carrier: the like-for-like baseline of threads=0 and threads=1. */
+    @Benchmark
+    @OperationsPerInvocation(FIBERS)
+    @Fork(value = 1, jvmArgsAppend = {BenchSupport.ADD_EXPORTS, "-Xms2g", "-Xmx2g",
+            BenchSupport.VT_ONE_CARRIER, BenchSupport.VT_MAX_ONE_CARRIER})
+    public CountDownLatch virtualThreads_1carrier(VirtualCrowd crowd, VirtualCarriers carriers) throws InterruptedException {
+        return releaseVirtual(crowd);
+    }
+
+    private static CountDownLatch releaseVirtual(VirtualCrowd crowd) throws InterruptedException {
         crowd.released = true;
         for (Thread t : crowd.threads) {
             LockSupport.unpark(t);

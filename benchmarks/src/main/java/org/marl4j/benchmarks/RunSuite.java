@@ -28,7 +28,8 @@ import org.openjdk.jmh.runner.options.TimeValue;
 /**
  * RunSuite runs every benchmark of this module with the settings on each class (one fork; see
  * RESULTS.md for the list), then the memory measurement in fresh JVMs, and writes RESULTS.md: the
- * machine, each workload's scores, and the ratio marl4j / best baseline.
+ * machine, each workload's scores, and the ratios marl4j / baseline: best against best, and each
+ * marl4j config against the best baseline with its own thread count (like for like, issue 11).
  *
  * <p>System properties: {@code bench.results} (output file, default {@code RESULTS.md}),
  * {@code bench.include} (regex of benchmarks to run, default all), {@code bench.quick=true} (one
@@ -50,7 +51,7 @@ public final class RunSuite {
             new Workload("Schedule/EventBaton (65,536 round trips), ns/round trip", EventBenchmark.class, "baton_", "", null, 0),
             new Workload("Schedule/Ticket (512 tickets), ns/ticket", TicketBenchmark.class, "ticket_", "", null, 0),
             new Workload("1,000,000 empty tasks, one producer, wait for all, ns/task", EmptyTasksBenchmark.class, "", 
-                    "≤ ForkJoinPool(2) and ≤ 1/3 of virtual-thread-per-task", "forkJoinPool", 1.0),
+                    "≤ ForkJoinPool and ≤ 1/3 of virtual-thread-per-task, each on marl4j's thread count", "forkJoinPool", 1.0),
             new Workload("Ping-pong over two AUTO Events, ns/round trip", PingPongBenchmark.class, "",
                     "≤ 1/2 of two virtual threads (park/unpark)", "virtualThreads", 0.5),
             new Workload("Fan-out/fan-in: 100,000 fibers each blocked on a CompletableFuture, ns/fiber",
@@ -160,7 +161,7 @@ public final class RunSuite {
             StringBuilder md = new StringBuilder();
             header(md);
             StringBuilder summary = new StringBuilder();
-            summary.append("| workload | best marl4j | best baseline | ratio marl4j / baseline | ratio per marl4j config | target | met |\n")
+            summary.append("| workload | best marl4j | best baseline (any thread count) | ratio best / best | ratio per marl4j config, like for like | target | met (like for like) |\n")
                     .append("|---|---|---|---|---|---|---|\n");
             StringBuilder details = new StringBuilder();
             StringBuilder losses = new StringBuilder();
@@ -168,8 +169,10 @@ public final class RunSuite {
                 workload(w, summary, details, losses);
             }
             memorySection(summary, details, losses);
-            md.append("## Summary\n\nRatios are of medians, marl4j time / best baseline time: **below 1 means marl4j is faster**"
-                    + " (for memory: fewer bytes).\n\n").append(summary).append('\n');
+            md.append("## Summary\n\nRatios are of medians, marl4j time / baseline time: **below 1 means marl4j is faster**"
+                    + " (for memory: fewer bytes). \"Best baseline\" and the ratio beside it are the best marl4j config against"
+                    + " the best baseline of any thread count; the ratios per config, \"met\" and the losses compare like for"
+                    + " like (see the header), and name the baseline each ratio is against.\n\n").append(summary).append('\n');
             if (!fresh.isEmpty()) {
                 StringBuilder freshSummary = new StringBuilder("| workload (fresh JVM per run) | marl4j ratio per case"
                         + " (vs the section's baseline) | target |\n|---|---|---|\n");
@@ -180,7 +183,7 @@ public final class RunSuite {
                 md.append(freshSummary).append('\n');
                 details.append(freshDetails);
             }
-            md.append("## Where marl4j loses (ratio above 1 against the best baseline of this run)\n\n")
+            md.append("## Where marl4j loses (ratio above 1 against the like-for-like baseline of this run)\n\n")
                     .append(losses.isEmpty() ? "Nowhere in this run.\n" : losses)
                     .append("\nProfiles and what would fix each loss in fiber-core: see README.md, \"Where marl4j loses, and why\".\n\n");
             md.append(details);
@@ -201,7 +204,15 @@ public final class RunSuite {
                     .append(String.format(Locale.ROOT, "- Load average (1 min) at start %.2f, at end %.2f; suite took ~%d min%n",
                             loadBefore, loadAfter, minutes))
                     .append("- Caveat: a shared, noisy 2-core machine (see the load average above): trust ratios of medians"
-                            + " within one run, not absolute times, and expect ±20% run to run.\n\n");
+                            + " within one run, not absolute times, and expect ±20% run to run.\n")
+                    .append("- Like for like: marl4j with `threads=0` (the benchmark's own thread only) or `threads=1` is compared"
+                            + " with the baselines that run on one thread: virtual threads on one carrier (`_1carrier`: a fork with"
+                            + " `-Djdk.virtualThreadScheduler.parallelism=1` and `maxPoolSize=1`, checked in the fork) and pools"
+                            + " with `poolThreads=1`. `threads=2`, and configs without a `threads` parameter, are compared with"
+                            + " the other baselines, which use two threads or the machine's cores (the default virtual-thread"
+                            + " scheduler). A workload with no one-thread baseline compares every config with all its baselines."
+                            + " With `threads=0` marl4j has one thread where a one-carrier baseline also has the benchmark"
+                            + " thread that starts its virtual threads, so `threads=1` is the exact match.\n\n");
         }
 
         private void workload(Workload w, StringBuilder summary, StringBuilder details, StringBuilder losses) {
@@ -211,28 +222,45 @@ public final class RunSuite {
             if (rows.isEmpty()) {
                 return;
             }
-            Row bestBaseline = rows.stream().filter(Row::isBaseline).min((a, b) -> Double.compare(a.median, b.median)).orElse(null);
-            Row bestMarl = rows.stream().filter(Row::isMarl).min((a, b) -> Double.compare(a.median, b.median)).orElse(null);
+            List<Row> baselines = rows.stream().filter(Row::isBaseline).toList();
+            Row bestBaseline = best(baselines);
+            Row bestMarl = best(rows.stream().filter(Row::isMarl).toList());
+            boolean anyOneThread = baselines.stream().anyMatch(Row::oneThread);
             details.append("## ").append(w.title).append("\n\n")
                     .append("`").append(w.type.getSimpleName()).append("`. Median and mean ± 99.9% error (JMH), ")
                     .append(rows.get(0).unit).append(".\n\n")
-                    .append("| benchmark | params | median | mean ± error | ratio vs best baseline |\n|---|---|---|---|---|\n");
+                    .append("| benchmark | params | median | mean ± error | ratio vs like-for-like baseline |\n|---|---|---|---|---|\n");
             for (Row r : rows) {
+                String note;
+                if (r.isMarl()) {
+                    Row like = likeForLike(r, baselines);
+                    note = like == null ? "" : ratio(r.median / like.median) + " vs " + like.label();
+                } else if (r.isFloor()) {
+                    note = "floor, not a baseline";
+                } else {
+                    note = !anyOneThread ? "baseline of every config"
+                            : r.oneThread() ? "1-thread baseline, for threads=0, 1"
+                            : "baseline for threads=2 and configs without threads";
+                }
                 details.append(String.format(Locale.ROOT, "| %s | %s | %s | %s ± %s | %s |%n", r.method, r.params,
-                        num(r.median), num(r.mean), num(r.error),
-                        r.isMarl() && bestBaseline != null ? ratio(r.median / bestBaseline.median)
-                                : r.isFloor() ? "floor, not a baseline" : ""));
+                        num(r.median), num(r.mean), num(r.error), note));
             }
             details.append('\n');
             if (bestMarl == null || bestBaseline == null) {
                 return;
             }
             for (Row r : rows) {
-                if (r.isMarl() && r.median > bestBaseline.median) {
+                Row like = r.isMarl() ? likeForLike(r, baselines) : null;
+                if (like != null && r.median > like.median) {
                     losses.append(String.format(Locale.ROOT, "- %s: %s takes %.2f× the time of %s (%s vs %s %s).%n",
-                            w.title, r.label(), r.median / bestBaseline.median, bestBaseline.label(),
-                            num(r.median), num(bestBaseline.median), r.unit));
+                            w.title, r.label(), r.median / like.median, like.label(),
+                            num(r.median), num(like.median), r.unit));
                 }
+            }
+            if (bestMarl.median > bestBaseline.median && likeForLike(bestMarl, baselines) != bestBaseline) {
+                losses.append(String.format(Locale.ROOT, "- %s, best against best (any thread count): %s takes %.2f× the time"
+                        + " of %s (%s vs %s %s).%n", w.title, bestMarl.label(), bestMarl.median / bestBaseline.median,
+                        bestBaseline.label(), num(bestMarl.median), num(bestBaseline.median), bestMarl.unit));
             }
             String target = w.target.isEmpty() ? "–" : w.target;
             String met = "–";
@@ -241,44 +269,76 @@ public final class RunSuite {
                 StringBuilder no = new StringBuilder();
                 for (Row m : rows) {
                     if (m.isMarl()) {
-                        StringBuilder into = meetsTarget(w, m, rows) ? yes : no;
-                        into.append(into.isEmpty() ? "" : ", ").append(m.method.replace("_marl4j", "")
-                                .replace("marl4j", "")).append(m.method.equals("marl4j") ? "" : " ").append(m.params);
+                        StringBuilder into = meetsTarget(w, m, baselines) ? yes : no;
+                        into.append(into.isEmpty() ? "" : ", ").append(m.configLabel());
                     }
                 }
                 met = (yes.isEmpty() ? "" : "yes: " + yes.toString().trim())
                         + (no.isEmpty() ? "" : (yes.isEmpty() ? "" : "; ") + "**no: " + no.toString().trim() + "**");
             }
-            StringBuilder perConfig = new StringBuilder();
+            // Configs compared with the same baseline are listed together: "threads=0: 0.90, threads=1: 1.10 vs X; ...".
+            Map<String, StringBuilder> perBaseline = new LinkedHashMap<>();
             for (Row r : rows) {
                 if (r.isMarl()) {
-                    perConfig.append(perConfig.isEmpty() ? "" : "; ")
-                            .append(r.method.replace("_marl4j", "").replace("marl4j", ""))
-                            .append(r.params.isEmpty() ? "" : (r.method.equals("marl4j") ? "" : " ") + r.params)
-                            .append(": ").append(ratio(r.median / bestBaseline.median));
+                    Row like = likeForLike(r, baselines);
+                    StringBuilder group = perBaseline.computeIfAbsent(like.label(), k -> new StringBuilder());
+                    group.append(group.isEmpty() ? "" : ", ").append(r.configLabel()).append(": ")
+                            .append(ratio(r.median / like.median));
                 }
             }
-            summary.append(String.format(Locale.ROOT, "| %s | %s %s: %s | %s %s: %s | **%s** | %s | %s | %s |%n",
-                    w.title, bestMarl.method, bestMarl.params, num(bestMarl.median), bestBaseline.method,
-                    bestBaseline.params, num(bestBaseline.median), ratio(bestMarl.median / bestBaseline.median),
+            StringBuilder perConfig = new StringBuilder();
+            perBaseline.forEach((label, group) -> perConfig.append(perConfig.isEmpty() ? "" : "; ")
+                    .append(group).append(" vs ").append(label));
+            summary.append(String.format(Locale.ROOT, "| %s | %s: %s | %s: %s | **%s** | %s | %s | %s |%n",
+                    w.title, bestMarl.cell(), num(bestMarl.median), bestBaseline.cell(),
+                    num(bestBaseline.median), ratio(bestMarl.median / bestBaseline.median),
                     perConfig.toString().trim(), target, met));
         }
 
-        /** meetsTarget: marl4j row m is within the workload's target against every named baseline. */
-        private static boolean meetsTarget(Workload w, Row m, List<Row> rows) {
+        /** best(rows): the row with the lowest median, or null. */
+        private static Row best(List<Row> rows) {
+            return rows.stream().min((a, b) -> Double.compare(a.median, b.median)).orElse(null);
+        }
+
+        /**
+         * sameThreads(m, candidates): the candidates that run on as many threads as marl4j row m (one
+         * thread for threads=0 and 1, more otherwise), or all of them if none does.
+         */
+        private static List<Row> sameThreads(Row m, List<Row> candidates) {
+            List<Row> same = candidates.stream().filter(b -> b.oneThread() == m.oneThread()).toList();
+            return same.isEmpty() ? candidates : same;
+        }
+
+        /** likeForLike(m, baselines): the fastest baseline with marl4j row m's thread count (see sameThreads). */
+        private static Row likeForLike(Row m, List<Row> baselines) {
+            return best(sameThreads(m, baselines));
+        }
+
+        /**
+         * meetsTarget: marl4j row m is within the workload's target against every named baseline, each
+         * taken with m's thread count where the baseline was run with it (see sameThreads).
+         */
+        private static boolean meetsTarget(Workload w, Row m, List<Row> baselines) {
             boolean ok = true;
-            for (Row b : rows) {
-                if (b.method.equals(w.targetBaseline)) {
-                    ok &= m.median <= b.median * w.targetFactor;
-                }
-                if (w.type == EmptyTasksBenchmark.class && b.method.equals("virtualThreadPerTask")) {
+            for (Row b : family(m, baselines, w.targetBaseline)) {
+                ok &= m.median <= b.median * w.targetFactor;
+            }
+            if (w.type == EmptyTasksBenchmark.class) {
+                for (Row b : family(m, baselines, "virtualThreadPerTask")) {
                     ok &= m.median * 3 <= b.median;
                 }
-                if (w.type == ReactorBenchmark.class && b.method.equals("blockingCalls_boundedElasticVirtual_join")) {
+            }
+            if (w.type == ReactorBenchmark.class) {
+                for (Row b : family(m, baselines, "blockingCalls_boundedElasticVirtual_join")) {
                     ok &= m.median * 1.5 <= b.median; // "the better of the two" boundedElastic flavours
                 }
             }
             return ok;
+        }
+
+        /** family(m, baselines, name): the rows of baseline name (with or without _1carrier) that match m's thread count. */
+        private static List<Row> family(Row m, List<Row> baselines, String name) {
+            return sameThreads(m, baselines.stream().filter(b -> b.family().equals(name)).toList());
         }
 
         private void memorySection(StringBuilder summary, StringBuilder details, StringBuilder losses) {
@@ -345,6 +405,9 @@ public final class RunSuite {
         }
     }
 
+    /** The suffix of a virtual-thread baseline forked with one carrier thread. */
+    private static final String ONE_CARRIER = "_1carrier";
+
     /** Row is one benchmark × parameter combination. */
     private record Row(String type, String method, String params, double median, double mean, double error, String unit) {
         static Row of(RunResult r) {
@@ -360,12 +423,51 @@ public final class RunSuite {
                     primary.getScoreUnit());
         }
 
+        /** The row in a summary cell: method and params, as RESULTS.md always showed them. */
+        String cell() {
+            return params.isEmpty() ? method : method + " " + params;
+        }
+
         String label() {
             return params.isEmpty() ? method : method + " (" + params + ")";
         }
 
         boolean isMarl() {
             return method.contains("marl4j");
+        }
+
+        /** The config's name in a summary cell: the method without "marl4j", and its params. */
+        String configLabel() {
+            String name = method.replace("_marl4j", "").replace("marl4j", "");
+            return (name + (name.isEmpty() || params.isEmpty() ? "" : " ") + params).trim();
+        }
+
+        /** param(key): the value of JMH parameter key in this row, or null. */
+        String param(String key) {
+            for (String kv : params.split(", ")) {
+                int eq = kv.indexOf('=');
+                if (eq > 0 && kv.substring(0, eq).equals(key)) {
+                    return kv.substring(eq + 1);
+                }
+            }
+            return null;
+        }
+
+        /**
+         * oneThread: a marl4j row with threads=0 or 1, or a baseline on one thread: a virtual-thread
+         * fork with one carrier (method name ending in {@code _1carrier}) or a pool with poolThreads=1.
+         */
+        boolean oneThread() {
+            if (isMarl()) {
+                String threads = param("threads");
+                return "0".equals(threads) || "1".equals(threads);
+            }
+            return method.endsWith(ONE_CARRIER) || "1".equals(param("poolThreads"));
+        }
+
+        /** family: a baseline's name without its one-carrier suffix, as a Workload's targetBaseline names it. */
+        String family() {
+            return method.endsWith(ONE_CARRIER) ? method.substring(0, method.length() - ONE_CARRIER.length()) : method;
         }
 
         /** A floor row (method name with "floor") shows what a workload costs with no dispatch at all: never a baseline. */

@@ -17,7 +17,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * TicketBenchmark is marl's {@code src/ticket_bench.cpp} (Schedule/Ticket): take a ticket per
  * task; each task awaits its ticket and finishes it; the benchmark takes one more ticket and awaits
  * it. Beside the same in-order hand-over on virtual threads, each parking until its predecessor
- * releases it. SingleShot; scores are ns per ticket.
+ * releases it, on the default scheduler and on one carrier ({@code _1carrier}, beside threads=0 and
+ * 1). SingleShot; scores are ns per ticket.
  */
 @BenchmarkMode(Mode.SingleShotTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -45,10 +46,24 @@ public class TicketBenchmark {
         return last;
     }
 
-    /** The same hand-over on virtual threads: thread i parks until released, then releases i+1. */
+    /** The same hand-over on virtual threads, default scheduler (one carrier per core): beside threads=2. */
     @Benchmark
     @OperationsPerInvocation(TICKETS)
-    public Thread[] ticket_virtualThreads() throws InterruptedException {
+    public Thread[] ticket_virtualThreads(VirtualCarriers carriers) throws InterruptedException {
+        return handOverVirtual();
+    }
+
+    /** The same hand-over on virtual threads on one carrier: beside threads=0 and threads=1. */
+    @Benchmark
+    @OperationsPerInvocation(TICKETS)
+    @Fork(value = 1, jvmArgsAppend = {BenchSupport.ADD_EXPORTS, "-Xms1g", "-Xmx1g",
+            BenchSupport.VT_ONE_CARRIER, BenchSupport.VT_MAX_ONE_CARRIER})
+    public Thread[] ticket_virtualThreads_1carrier(VirtualCarriers carriers) throws InterruptedException {
+        return handOverVirtual();
+    }
+
+    /** Thread i parks until released, then releases i+1. */
+    private static Thread[] handOverVirtual() throws InterruptedException {
         Thread[] threads = new Thread[TICKETS + 1];
         VarFlags flags = new VarFlags(TICKETS + 1);
         threads[TICKETS] = Thread.currentThread();
