@@ -147,6 +147,11 @@ public final class Fiber extends Waiter {
         return fiber;
     }
 
+    /** sentinel(worker) makes the never-running head of worker's {@link SuspendedList}. */
+    static Fiber sentinel(Worker worker) {
+        return new Fiber(worker);
+    }
+
     /** create(worker, id) makes a fiber that runs worker's loop on a continuation of its own, numbered id (from 1). */
     static Fiber create(Worker worker, int id) {
         Fiber fiber = new Fiber(worker);

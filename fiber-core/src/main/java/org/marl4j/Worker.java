@@ -127,7 +127,7 @@ final class Worker implements Runnable {
     private boolean interruptedWhileAsleep;
     /** The fibers inside a wait; its size is marl's numBlockedFibers. */
     @GuardedBy("lock")
-    final SuspendedList suspended = new SuspendedList();
+    final SuspendedList suspended = new SuspendedList(this);
     /** For an STW draining in close(): when to log the suspended fibers, and when to cancel them. */
     @GuardedBy("lock")
     private CloseWatch closeWatch;
