@@ -166,6 +166,24 @@ final class FiberWaits {
         }
     }
 
+    /**
+     * park(fiber, waiter) is the untimed {@link #park(Fiber, Lock, Waiter, boolean, long)} of a
+     * primitive that has already released its own lock (after queuing waiter and checking
+     * {@link #checkMaySuspend}): it suspends {@code fiber} (the current one) unless {@code waiter}
+     * has been notified meanwhile, and returns with no lock held.
+     */
+    @Excludes("lock")
+    void park(Fiber fiber, Waiter waiter) {
+        lock.lock();
+        try {
+            if (!waiter.notified) {
+                suspend(fiber, false, 0);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** sleep(fiber, deadline) suspends the current fiber until the deadline has passed. */
     @Excludes("lock")
     void sleep(Fiber fiber, long deadline) {
