@@ -262,7 +262,12 @@ public final class Event {
 
     /** await() blocks until the event is signalled; an AUTO event is then cleared. */
     public void await() {
-        await(false, 0);
+        Fiber fiber = Fiber.current();
+        if (fiber != null) {
+            awaitOnFiber(fiber);
+        } else {
+            await(false, 0);
+        }
     }
 
     /**
@@ -313,6 +318,56 @@ public final class Event {
                 waiters.await(lock, timed, deadline);
             }
             return consume();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * awaitOnFiber(fiber) is the untimed {@link #await()} of a fiber, the most common wait, kept lean
+     * for memory: a suspended fiber's stack chunk holds every frame, and every value live across the
+     * suspend, from its task down to here (see FiberWaits, "Memory"). So this path queues the fiber's
+     * own node under the event's lock, releases the lock and suspends with nothing else held, instead
+     * of suspending inside {@link WaitQueue#await} with the lock to take back and a deadline to carry.
+     * The same guarantees: the refusal checks run before the node is queued; the node's notified
+     * flag, set before the wake, is checked under the worker lock before suspending, so a signal in
+     * between is not lost; a wait that ends un-notified (spurious wake, cancellation) leaves the
+     * queue, passing on a notification a signaller had already taken it for.
+     */
+    private void awaitOnFiber(Fiber fiber) {
+        FiberWaits waits = fiber.worker.waits;
+        while (true) {
+            Waiter waiter;
+            lock.lock();
+            try {
+                if (consume()) {
+                    return;
+                }
+                waiter = fiber.waiterForWait();
+                waits.checkMaySuspend(fiber, lock);
+                waiters.add(waiter);
+            } finally {
+                lock.unlock();
+            }
+            boolean notified = false;
+            try {
+                waits.park(fiber, waiter);
+                notified = waiter.notified;
+            } finally {
+                if (!notified) {
+                    leave(waiter);
+                }
+            }
+        }
+    }
+
+    /** leave(waiter) unlinks a waiter whose wait ended un-notified; see {@link WaitQueue#leave}. */
+    private void leave(Waiter waiter) {
+        lock.lock();
+        try {
+            if (waiters.leave(waiter)) {
+                waiter.takenByNotifier();
+            }
         } finally {
             lock.unlock();
         }

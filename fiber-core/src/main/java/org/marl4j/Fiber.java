@@ -93,15 +93,16 @@ public final class Fiber extends Waiter {
     }
 
     final Worker worker;
-    /** 0 for a thread's main fiber, else numbered from 1 per worker; package-private for diagnostics. */
-    final int id;
-    /** Null for a thread's main fiber, which runs on the thread's own stack. */
+    /**
+     * Null for a thread's main fiber, which runs on the thread's own stack. Set once, by the worker
+     * that creates the fiber, before the fiber first runs; it carries the fiber's number (see {@link #id()}).
+     */
     FiberContinuation continuation;
 
     /** Bumped by every wake(), under worker.lock; read by the fiber itself without it (see FiberWaits.await). */
     volatile int wakeEpoch;
 
-    /** Where the fiber sits; changed only by {@link #changeState}. The inherited deadline and heap index too. */
+    /** Where the fiber sits; changed only by {@link #changeState}. */
     @GuardedBy("worker.lock")
     State state;
     /** Written under worker.lock; read by the fiber itself and by policies (under the lock). */
@@ -125,22 +126,60 @@ public final class Fiber extends Waiter {
      * Read and written by the fiber itself only.
      */
     private boolean waiterTaken;
+    /**
+     * This fiber's entry in its worker's deadline heap, made at its first wait with a timeout and
+     * kept for the next ones; null until then. Guarded by worker.lock.
+     *
+     * <p>Why a side object: every suspended fiber is one of these objects, and most never wait with
+     * a timeout; the deadline and heap index (12 bytes) in the Fiber itself took it from 64 to 80
+     * bytes. The id that numbers the fiber lives in its continuation, which had room for it.
+     */
+    @GuardedBy("worker.lock")
+    private FiberTimer timer;
 
-    private Fiber(Worker worker, int id) {
+    private Fiber(Worker worker) {
         this.worker = worker;
-        this.id = id;
     }
 
     static Fiber main(Worker worker) {
-        Fiber fiber = new Fiber(worker, 0);
+        Fiber fiber = new Fiber(worker);
         fiber.state = State.RUNNING;
         return fiber;
     }
 
+    /** sentinel(worker) makes the never-running head of worker's {@link SuspendedList}. */
+    static Fiber sentinel(Worker worker) {
+        return new Fiber(worker);
+    }
+
+    /** create(worker, id) makes a fiber that runs worker's loop on a continuation of its own, numbered id (from 1). */
     static Fiber create(Worker worker, int id) {
-        Fiber fiber = new Fiber(worker, id);
+        Fiber fiber = new Fiber(worker);
+        fiber.continuation = new FiberContinuation(worker, id);
         fiber.state = State.IDLE;
         return fiber;
+    }
+
+    /** id() is 0 for a thread's main fiber, else the fiber's number, from 1 per worker; for diagnostics. */
+    int id() {
+        return continuation == null ? 0 : continuation.id;
+    }
+
+    /** timer() is this fiber's deadline-heap entry, made on first use. Called with worker.lock held. */
+    @GuardedBy("worker.lock")
+    FiberTimer timer() {
+        FiberTimer t = timer;
+        if (t == null) {
+            t = new FiberTimer(this);
+            timer = t;
+        }
+        return t;
+    }
+
+    /** timerIfAny() is this fiber's deadline-heap entry, or null if it never waited with a timeout. */
+    @GuardedBy("worker.lock")
+    FiberTimer timerIfAny() {
+        return timer;
     }
 
     /** The waiting fiber of this node, as a {@link Waiter}: the fiber itself. */
@@ -350,7 +389,7 @@ public final class Fiber extends Waiter {
 
     @Override
     public String toString() {
-        String name = continuation == null ? "main fiber" : "fiber " + id;
+        String name = continuation == null ? "main fiber" : "fiber " + id();
         return name + " of " + worker + " (" + state + ")"; // racy read of state: diagnostics only
     }
 }

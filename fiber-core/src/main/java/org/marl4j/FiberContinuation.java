@@ -18,8 +18,12 @@ import jdk.internal.vm.ContinuationScope;
 final class FiberContinuation extends Continuation {
     private static final ContinuationScope SCOPE = new ContinuationScope("marl4j");
 
-    FiberContinuation(Runnable body) {
+    /** The fiber's number (see Fiber.id()): kept here, where it fits in the object's padding, not in the Fiber. */
+    final int id;
+
+    FiberContinuation(Runnable body, int id) {
         super(SCOPE, body);
+        this.id = id;
     }
 
     /** resume() runs this continuation on the calling thread until it suspends or finishes. */

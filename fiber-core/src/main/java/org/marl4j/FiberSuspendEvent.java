@@ -80,6 +80,11 @@ final class FiberSuspendEvent extends jdk.jfr.Event {
         return java.lang.reflect.Modifier.isPublic(type.getModifiers());
     }
 
+    /** isTurnedOn() is whether a recording enabled this event; the hot path asks only this. */
+    static boolean isTurnedOn() {
+        return PROBE.isEnabled();
+    }
+
     /** beginIfTurnedOn() returns a begun event if a recording enabled this event, else null, allocating nothing. */
     static FiberSuspendEvent beginIfTurnedOn() {
         if (!PROBE.isEnabled()) {
@@ -96,7 +101,7 @@ final class FiberSuspendEvent extends jdk.jfr.Event {
         if (shouldCommit()) {
             scheduler = TaskRunEvent.schedulerName(fiber.worker.scheduler);
             workerId = fiber.worker.id;
-            fiberId = fiber.id;
+            fiberId = fiber.id();
             timed = wasTimed;
             waitedAt = userStack();
             commit();

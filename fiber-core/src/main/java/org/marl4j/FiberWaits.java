@@ -166,6 +166,24 @@ final class FiberWaits {
         }
     }
 
+    /**
+     * park(fiber, waiter) is the untimed {@link #park(Fiber, Lock, Waiter, boolean, long)} of a
+     * primitive that has already released its own lock (after queuing waiter and checking
+     * {@link #checkMaySuspend}): it suspends {@code fiber} (the current one) unless {@code waiter}
+     * has been notified meanwhile, and returns with no lock held.
+     */
+    @Excludes("lock")
+    void park(Fiber fiber, Waiter waiter) {
+        lock.lock();
+        try {
+            if (!waiter.notified) {
+                suspend(fiber, false, 0);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** sleep(fiber, deadline) suspends the current fiber until the deadline has passed. */
     @Excludes("lock")
     void sleep(Fiber fiber, long deadline) {
@@ -240,7 +258,22 @@ final class FiberWaits {
         } else {
             fiber.changeState(Fiber.State.RUNNING, Fiber.State.YIELDED);
         }
-        FiberSuspendEvent event = FiberSuspendEvent.beginIfTurnedOn(); // null, allocating nothing, unless recorded
+        if (FiberSuspendEvent.isTurnedOn()) {
+            switchAwayRecorded(fiber, timed);
+        } else {
+            switchAway(fiber); // nothing but this and fiber live across the switch: see Memory above
+        }
+        if (cancelled) {
+            throw cancellation();
+        }
+    }
+
+    /**
+     * switchAway(fiber) lists the fiber as suspended, gives the thread to other fibers until the
+     * fiber is resumed, and marks it running again. Called and returns with lock held.
+     */
+    @GuardedBy("lock")
+    private void switchAway(Fiber fiber) {
         worker.suspended.add(fiber); // before the yield: the fiber is listed whenever a dumper holds the lock
         if (fiber == worker.main) {
             worker.trampoline();
@@ -250,11 +283,15 @@ final class FiberWaits {
         worker.suspended.remove(fiber);
         fiber.changeState(Fiber.State.QUEUED, Fiber.State.RUNNING);
         work.progressed();
+    }
+
+    /** switchAwayRecorded(fiber, timed) is {@link #switchAway} while a JFR recording has {@link FiberSuspendEvent} on. */
+    @GuardedBy("lock")
+    private void switchAwayRecorded(Fiber fiber, boolean timed) {
+        FiberSuspendEvent event = FiberSuspendEvent.beginIfTurnedOn(); // null if the recording stopped meanwhile
+        switchAway(fiber);
         if (event != null) {
             event.endAndCommit(fiber, timed);
-        }
-        if (cancelled) {
-            throw cancellation();
         }
     }
 

@@ -74,7 +74,7 @@ public record SuspendedFiber(String name, int workerId, String threadName, State
             case WAITING -> State.TIMED_WAITING;
             default -> State.READY; // QUEUED: woken, not yet resumed
         };
-        Duration timeLeft = state == State.TIMED_WAITING ? Duration.ofNanos(fiber.deadline - now) : null;
+        Duration timeLeft = state == State.TIMED_WAITING ? Duration.ofNanos(fiber.timerIfAny().deadline - now) : null;
         StackTraceElement[] frames = null;
         if (fiber.continuation != null && !pinned) {
             frames = fiber.continuation.suspendedStackTrace();
@@ -82,7 +82,7 @@ public record SuspendedFiber(String name, int workerId, String threadName, State
             // A main fiber, or a pinned fiber: their frames are on the thread's own stack.
             frames = thread.getStackTrace();
         }
-        return new SuspendedFiber(fiber.id == 0 ? "main fiber" : "fiber " + fiber.id, fiber.worker.id,
+        return new SuspendedFiber(fiber.id() == 0 ? "main fiber" : "fiber " + fiber.id(), fiber.worker.id,
                 thread == null ? "?" : thread.getName(), state, timeLeft,
                 frames == null ? List.of() : Arrays.asList(fromSuspend(frames)));
     }

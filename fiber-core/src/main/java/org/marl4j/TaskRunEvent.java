@@ -50,6 +50,11 @@ final class TaskRunEvent extends jdk.jfr.Event {
     @Description("The task's toString(): Task[<its Runnable>]")
     String task;
 
+    /** isTurnedOn() is whether a recording enabled this event; the hot path asks only this. */
+    static boolean isTurnedOn() {
+        return PROBE.isEnabled();
+    }
+
     /** beginIfTurnedOn() returns a begun event if a recording enabled this event, else null, allocating nothing. */
     static TaskRunEvent beginIfTurnedOn() {
         if (!PROBE.isEnabled()) {

@@ -29,7 +29,7 @@ import java.util.concurrent.locks.LockSupport;
  * notification is still on the way) the fiber marks its node taken, and its waits use a fresh
  * {@link FiberWaiter} until {@code notified} shows the notifier has finished with it.
  */
-abstract class Waiter extends Timed {
+abstract class Waiter {
     volatile boolean notified;
 
     // WaitQueue links, guarded by the owning primitive's lock.

@@ -574,7 +574,7 @@ final class Work {
     void addReadyFiber(Fiber fiber) {
         policy.awakened(fiber);
         if (fiber.state == Fiber.State.WAITING) {
-            deadlines.remove(fiber);
+            deadlines.remove(fiber.timerIfAny()); // a WAITING fiber has one, filed by addWaiting
         }
         fiber.changeState(fiber.state, Fiber.State.QUEUED);
         added();
@@ -638,7 +638,7 @@ final class Work {
     /** addWaiting(fiber, deadline) files a fiber suspended with a timeout. */
     @GuardedBy("lock")
     void addWaiting(Fiber fiber, long deadline) {
-        deadlines.add(fiber, deadline);
+        deadlines.add(fiber.timer(), deadline);
     }
 
     /**
@@ -649,8 +649,8 @@ final class Work {
     void expireDeadlines(long now) {
         Timed entry;
         while ((entry = deadlines.peekExpired(now)) != null) {
-            if (entry instanceof Fiber fiber) {
-                addReadyFiber(fiber); // removes it from the heap
+            if (entry instanceof FiberTimer timer) {
+                addReadyFiber(timer.fiber); // removes it from the heap
             } else {
                 policy.enqueued(((DelayedTask) entry).due);
                 deadlines.remove(entry);

@@ -70,7 +70,7 @@ import java.util.ArrayDeque;
  * stack), the fiber blocks the worker thread for that one wait ({@link PinnedWait}), running the
  * worker's stealable tasks meanwhile, since one of them may be its waker.
  */
-final class Worker {
+final class Worker implements Runnable {
     enum Mode { MULTI_THREADED, SINGLE_THREADED }
 
     /** The worker of the current thread when it is a bound (single-threaded worker) thread. */
@@ -127,7 +127,7 @@ final class Worker {
     private boolean interruptedWhileAsleep;
     /** The fibers inside a wait; its size is marl's numBlockedFibers. */
     @GuardedBy("lock")
-    final SuspendedList suspended = new SuspendedList();
+    final SuspendedList suspended = new SuspendedList(this);
     /** For an STW draining in close(): when to log the suspended fibers, and when to cancel them. */
     @GuardedBy("lock")
     private CloseWatch closeWatch;
@@ -140,8 +140,6 @@ final class Worker {
     private Thread thread;
     /** What this worker, as a thief, last saw of each victim; made at its first steal. Owner only. */
     private FreshTaskRule freshTaskRule;
-    /** The body of every continuation fiber of this worker (see runFiber). */
-    private final Runnable fiberBody = this::runFiber;
 
     Worker(Scheduler scheduler, int id, Mode mode, boolean forBlockingCall) {
         this.scheduler = scheduler;
@@ -292,7 +290,6 @@ final class Worker {
         next = idleFibers.pollFirst();
         if (next == null) {
             next = Fiber.create(this, (int) ++stats.fibersCreated);
-            next.continuation = new FiberContinuation(fiberBody);
         } else if (next == main) {
             return main; // an STW's main fiber went idle in nextTask: it runs the loop again
         }
@@ -301,12 +298,13 @@ final class Worker {
     }
 
     /**
-     * runFiber() is the body of every continuation fiber; entered with lock held. One body per
-     * worker, not a lambda per fiber (24 bytes each): the trampoline sets {@code current} to the
-     * new fiber before its first resume, so the body finds its fiber there.
+     * run() is the body of every continuation fiber of this worker: the worker loop on the fiber that
+     * the trampoline has just made {@code current} (so one body serves every fiber: no lambda or
+     * body object per fiber). Entered with lock held.
      */
+    @Override
     @GuardedBy("lock")
-    private void runFiber() {
+    public void run() {
         runUntilShutdown(current);
     }
 
@@ -314,11 +312,15 @@ final class Worker {
      * runUntilShutdown(self) is the worker loop on self: it runs tasks inline until the worker has
      * drained, or self retires (returns early). Called with lock held; releases it while a task runs.
      *
-     * <p>Why the loop is split this way: a task that suspends its fiber freezes every frame between
+     * <p>Why the loop is written this way: a task that suspends its fiber freezes every frame between
      * the continuation's entry and the wait into the fiber's stack chunk, the bulk of a suspended
-     * fiber's heap (see {@link FiberWaits}). So the frame that is below a running task is this small
-     * loop, with few live locals across the task call; the bookkeeping between tasks
-     * ({@link #nextTask}) has returned before the task starts, and its frame is not kept.
+     * fiber's heap (see {@link FiberWaits}). So the frame below a running task is this one loop, the
+     * task run inline in it rather than in a method of its own (a second frame), with nothing live
+     * across the task's call but {@code this} and {@code self}: the task's bookkeeping is done by
+     * {@link #nextTask} under the lock before the task starts, whose frame has returned by then, and
+     * a JFR recording's event is kept in a frame of its own ({@link #runTaskRecorded}), off the path
+     * that runs when no recording is on. The continuation's target is this worker itself, whose
+     * {@link #run()} C2 inlines into the JDK's entry frame, so no frame of a body object sits below.
      */
     @GuardedBy("lock")
     private void runUntilShutdown(Fiber self) {
@@ -326,7 +328,17 @@ final class Worker {
         while ((task = nextTask(self)) != null) {
             lock.unlock();
             try {
-                runTask(task);
+                if (TaskRunEvent.isTurnedOn()) {
+                    runTaskRecorded(task);
+                } else {
+                    Runnable body = task.body();
+                    task = null; // an interpreted frame would keep it alive across the call otherwise
+                    body.run();
+                }
+            } catch (FiberCancelledException cancelled) {
+                // The expected end of a task whose wait a bounded close cancelled: not an error.
+            } catch (Throwable t) {
+                scheduler.reportUncaught(t);
             } finally {
                 lock.lock();
             }
@@ -354,6 +366,8 @@ final class Worker {
                     if (self.priority != task.priority()) {
                         self.priority = task.priority();
                     }
+                    stats.tasksRun++; // counted here, under the lock, to keep the loop's frame small
+                    work.progressed();
                     return task;
                 }
                 handoff = ready; // the trampoline resumes it next
@@ -389,27 +403,43 @@ final class Worker {
     }
 
     /**
-     * runTask(task) runs one task; called without the lock. Its exception goes to the handler. The
-     * task's body is called directly and the Task itself is not kept across the call (unless a JFR
-     * recording needs it), so a task that suspends its fiber does not keep its Task alive.
+     * runTask(task) runs one task outside the worker loop (a pinned wait runs queued tasks this way);
+     * called without the lock. Its exception goes to the handler.
      */
     @Excludes("lock")
     void runTask(Task task) {
         stats.tasksRun++;
         work.progressed();
-        TaskRunEvent event = TaskRunEvent.beginIfTurnedOn(); // null, allocating nothing, unless recorded
-        Task recorded = event != null ? task : null;
-        Runnable body = task.body();
-        task = null; // an interpreted frame would keep it alive across the call otherwise
+        if (TaskRunEvent.isTurnedOn()) {
+            runTaskRecorded(task);
+            return;
+        }
         try {
-            body.run();
+            task.body().run();
+        } catch (FiberCancelledException cancelled) {
+            // The expected end of a task whose wait a bounded close cancelled: not an error.
+        } catch (Throwable t) {
+            scheduler.reportUncaught(t);
+        }
+    }
+
+    /**
+     * runTaskRecorded(task) runs a task while a JFR recording has {@link TaskRunEvent} on: the event
+     * and the Task stay alive across the call, in this frame only. Called without the lock; the
+     * task's exception goes to the handler.
+     */
+    @Excludes("lock")
+    private void runTaskRecorded(Task task) {
+        TaskRunEvent event = TaskRunEvent.beginIfTurnedOn(); // null if the recording stopped meanwhile
+        try {
+            task.body().run();
         } catch (FiberCancelledException cancelled) {
             // The expected end of a task whose wait a bounded close cancelled: not an error.
         } catch (Throwable t) {
             scheduler.reportUncaught(t);
         }
         if (event != null) {
-            event.endAndCommit(this, recorded);
+            event.endAndCommit(this, task);
         }
     }
 

@@ -11,18 +11,22 @@ import org.marl4j.Fiber;
  *
  * <p>Why its own class rather than {@link Outcome}: a suspended fiber keeps alive everything its
  * wait references, so this is the whole of what the wait adds beside the stage's own completion
- * node: one object of four fields, instead of an Outcome with an Event, its lock, queue and
- * waiter node. It also keeps the frames between the user's call and the suspend few, which is
- * what the fiber's saved stack is made of.
+ * node: one object of two fields (24 bytes), instead of an Outcome with an Event, its lock, queue
+ * and waiter node. The outcome is one field: the value ({@link #NULL} for null) or, only when the
+ * stage failed, a {@link Failed} holding the exception; null while the stage is pending. It also
+ * keeps the frames between the user's call and the suspend few, which is what the fiber's saved
+ * stack is made of.
  *
- * <p>Memory ordering: {@code value} and {@code failure} are written before the volatile
- * {@code done}, and read after it; the wake() that follows makes the fiber re-check {@code done}.
+ * <p>Memory ordering: the outcome is written once, by a volatile write, before the wake() that
+ * makes the fiber re-check it.
  */
 final class FiberAwait<T> implements BiConsumer<T, Throwable>, BooleanSupplier {
+    /** The outcome of a stage completed with null: a null outcome means "not yet". */
+    private static final Object NULL = new Object();
+
     private final Fiber fiber;
-    private T value;
-    private Throwable failure;
-    private volatile boolean done;
+    /** Null until the stage completes; then its value, {@link #NULL}, or a {@link Failed}. */
+    private volatile Object outcome;
 
     FiberAwait(Fiber fiber) {
         this.fiber = fiber;
@@ -31,23 +35,26 @@ final class FiberAwait<T> implements BiConsumer<T, Throwable>, BooleanSupplier {
     /** The stage's callback: called once, by whatever thread completes it (or at once if complete). */
     @Override
     public void accept(T v, Throwable t) {
-        value = v;
-        failure = t;
-        done = true; // publishes value and failure
+        outcome = t != null ? new Failed(t) : v == null ? NULL : v; // publishes it
         fiber.wake();
     }
 
     /** Whether the outcome is known: the predicate of the fiber's wait. */
     @Override
     public boolean getAsBoolean() {
-        return done;
+        return outcome != null;
     }
 
     /** get() returns the value or throws the failure as {@link Outcome#rethrow} does. Call once done. */
+    @SuppressWarnings("unchecked")
     T get() {
-        if (failure != null) {
-            throw Outcome.rethrow(failure);
+        Object o = outcome;
+        if (o instanceof Failed failed) {
+            throw Outcome.rethrow(failed.failure);
         }
-        return value;
+        return o == NULL ? null : (T) o;
     }
+
+    /** A stage's failure, told apart from a value: no value can be an instance of this private class. */
+    private record Failed(Throwable failure) {}
 }
