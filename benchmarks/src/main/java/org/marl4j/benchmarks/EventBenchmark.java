@@ -124,9 +124,7 @@ public class EventBenchmark {
     @Benchmark
     @OperationsPerInvocation(PASSES)
     public PingPong baton_virtualThreads(VirtualCarriers carriers) throws InterruptedException {
-        PingPong p = new PingPong(PASSES);
-        p.runOnVirtualThreads();
-        return p;
+        return PingPong.onVirtualThreads(PASSES);
     }
 
     /** EventBaton on two virtual threads on one carrier: beside threads=0 and threads=1. */
@@ -135,8 +133,6 @@ public class EventBenchmark {
     @Fork(value = 1, jvmArgsAppend = {BenchSupport.ADD_EXPORTS, "-Xms1g", "-Xmx1g",
             BenchSupport.VT_ONE_CARRIER, BenchSupport.VT_MAX_ONE_CARRIER})
     public PingPong baton_virtualThreads_1carrier(VirtualCarriers carriers) throws InterruptedException {
-        PingPong p = new PingPong(PASSES);
-        p.runOnVirtualThreads();
-        return p;
+        return PingPong.onVirtualThreads(PASSES);
     }
 }

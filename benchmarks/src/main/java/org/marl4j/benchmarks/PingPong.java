@@ -16,6 +16,13 @@ final class PingPong {
         this.rounds = rounds;
     }
 
+    /** onVirtualThreads(rounds) plays the given rounds on two new virtual threads, waits for both and returns the game. */
+    static PingPong onVirtualThreads(int rounds) throws InterruptedException {
+        PingPong p = new PingPong(rounds);
+        p.runOnVirtualThreads();
+        return p;
+    }
+
     /** runOnVirtualThreads() plays all rounds on two new virtual threads and waits for both. */
     void runOnVirtualThreads() throws InterruptedException {
         ping = Thread.ofVirtual().unstarted(this::ping);

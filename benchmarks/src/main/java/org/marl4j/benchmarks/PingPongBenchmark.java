@@ -165,9 +165,7 @@ public class PingPongBenchmark {
     @Benchmark
     @OperationsPerInvocation(ROUNDS)
     public PingPong virtualThreads(VirtualCarriers carriers) throws InterruptedException {
-        PingPong p = new PingPong(ROUNDS);
-        p.runOnVirtualThreads();
-        return p;
+        return PingPong.onVirtualThreads(ROUNDS);
     }
 
     /** Two virtual threads on one carrier: the like-for-like baseline of sameWorker with threads=0 and 1. */
@@ -176,9 +174,7 @@ public class PingPongBenchmark {
     @Fork(value = 1, jvmArgsAppend = {BenchSupport.ADD_EXPORTS, "-Xms1g", "-Xmx1g",
             BenchSupport.VT_ONE_CARRIER, BenchSupport.VT_MAX_ONE_CARRIER})
     public PingPong virtualThreads_1carrier(VirtualCarriers carriers) throws InterruptedException {
-        PingPong p = new PingPong(ROUNDS);
-        p.runOnVirtualThreads();
-        return p;
+        return PingPong.onVirtualThreads(ROUNDS);
     }
 
     @Benchmark

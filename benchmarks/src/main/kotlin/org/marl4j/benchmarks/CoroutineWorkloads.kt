@@ -19,30 +19,23 @@ object CoroutineWorkloads {
 
     /** Launches [count] no-op coroutines on [dispatcher] from a coroutine on it, and joins them all. */
     @JvmStatic
-    fun launchAndJoin(dispatcher: CoroutineDispatcher, count: Int): Int = runBlocking {
-        var launched = 0
-        withContext(dispatcher) {
-            coroutineScope {
-                repeat(count) {
-                    launch { }
-                    launched++
-                }
-            }
-        }
-        launched
-    }
+    fun launchAndJoin(dispatcher: CoroutineDispatcher, count: Int): Int =
+        launchAll(dispatcher, count, CoroutineStart.DEFAULT)
 
     /**
      * Floor of [launchAndJoin]: each coroutine starts UNDISPATCHED on [dispatcher], so it runs to
      * its end inside `launch` and nothing is ever queued: kotlinx's own cost of a launch and join.
      */
     @JvmStatic
-    fun launchUndispatched(dispatcher: CoroutineDispatcher, count: Int): Int = runBlocking {
+    fun launchUndispatched(dispatcher: CoroutineDispatcher, count: Int): Int =
+        launchAll(dispatcher, count, CoroutineStart.UNDISPATCHED)
+
+    private fun launchAll(dispatcher: CoroutineDispatcher, count: Int, start: CoroutineStart): Int = runBlocking {
         var launched = 0
         withContext(dispatcher) {
             coroutineScope {
                 repeat(count) {
-                    launch(start = CoroutineStart.UNDISPATCHED) { }
+                    launch(start = start) { }
                     launched++
                 }
             }
@@ -55,7 +48,18 @@ object CoroutineWorkloads {
      * and no synchronized queue: what kotlinx's channels cost with nothing to hand between threads.
      */
     @JvmStatic
-    fun channelPingPongOnEventLoop(roundTrips: Int): Int = runBlocking {
+    fun channelPingPongOnEventLoop(roundTrips: Int): Int = runBlocking { pingPong(roundTrips) }
+
+    /**
+     * Two coroutines on [dispatcher] pass a counter back and forth [roundTrips] times over two
+     * rendezvous [Channel]s.
+     */
+    @JvmStatic
+    fun channelPingPong(dispatcher: CoroutineDispatcher, roundTrips: Int): Int =
+        runBlocking { withContext(dispatcher) { pingPong(roundTrips) } }
+
+    /** Two coroutines in the caller's context pass a counter back and forth [roundTrips] times over two rendezvous channels. */
+    private suspend fun pingPong(roundTrips: Int): Int {
         val ping = Channel<Int>()
         val pong = Channel<Int>()
         var last = 0
@@ -70,30 +74,7 @@ object CoroutineWorkloads {
                 }
             }
         }
-        last
-    }
-
-    /**
-     * Two coroutines on [dispatcher] pass a counter back and forth [roundTrips] times over two
-     * rendezvous [Channel]s.
-     */
-    @JvmStatic
-    fun channelPingPong(dispatcher: CoroutineDispatcher, roundTrips: Int): Int = runBlocking {
-        val ping = Channel<Int>()
-        val pong = Channel<Int>()
-        var last = 0
-        withContext(dispatcher) {
-            launch {
-                repeat(roundTrips) { pong.send(ping.receive() + 1) }
-            }
-            launch {
-                repeat(roundTrips) {
-                    ping.send(last)
-                    last = pong.receive()
-                }
-            }
-        }
-        last
+        return last
     }
 
     /** Starts [count] coroutines on [dispatcher] that each `delay(1)`, and waits for them all. */
