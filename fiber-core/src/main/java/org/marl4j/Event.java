@@ -365,9 +365,7 @@ public final class Event {
     private void leave(Waiter waiter) {
         lock.lock();
         try {
-            if (waiters.leave(waiter)) {
-                waiter.takenByNotifier();
-            }
+            waiters.leave(waiter);
         } finally {
             lock.unlock();
         }

@@ -27,6 +27,7 @@ final class SuspendedList {
         sentinel.nextSuspended = sentinel;
     }
 
+    /** add(fiber) lists a fiber that is about to suspend. */
     void add(Fiber fiber) {
         Fiber first = sentinel.nextSuspended;
         fiber.prevSuspended = sentinel;
@@ -36,6 +37,7 @@ final class SuspendedList {
         size++;
     }
 
+    /** remove(fiber) unlists a fiber that has resumed. */
     void remove(Fiber fiber) {
         Fiber prev = fiber.prevSuspended;
         Fiber next = fiber.nextSuspended;
@@ -46,10 +48,12 @@ final class SuspendedList {
         size--;
     }
 
+    /** size() is the number of listed fibers: marl's {@code numBlockedFibers}. Read racily by stats(). */
     int size() {
         return size;
     }
 
+    /** forEach(action) visits every listed fiber; the action must not add or remove fibers. */
     void forEach(Consumer<Fiber> action) {
         for (Fiber f = sentinel.nextSuspended; f != sentinel; f = f.nextSuspended) {
             action.accept(f);

@@ -63,8 +63,8 @@ final class WaitQueue {
         try {
             notified = waiter.await(lock, timed, deadline);
         } finally {
-            if (!notified && leave(waiter)) { // timed out, woken spuriously, or the wait threw
-                waiter.takenByNotifier();
+            if (!notified) { // timed out, woken spuriously, or the wait threw
+                leave(waiter);
             }
         }
         return notified;
@@ -77,13 +77,15 @@ final class WaitQueue {
      * the next waiter, so that it is not swallowed: a freed Mutex, a signal meant for one waiter.
      * An extra wake-up costs the next waiter a re-check of its condition. Called with the lock that
      * guards this queue held; the wake takes only a worker lock, which is never held while a
-     * primitive's lock is taken, so waking under it cannot deadlock. Returns true if a notifier
-     * had taken the waiter, which it may still be writing to.
+     * primitive's lock is taken, so waking under it cannot deadlock. A waiter a notifier had taken
+     * is told so ({@link Waiter#takenByNotifier()}): the notifier may still be writing to it, so a
+     * fiber's own node is not reused until it has. Returns whether a notifier had taken it.
      */
     boolean leave(Waiter waiter) {
         if (remove(waiter)) {
             return false;
         }
+        waiter.takenByNotifier();
         Waiter next = poll();
         if (next != null) {
             next.notifyWaiter();

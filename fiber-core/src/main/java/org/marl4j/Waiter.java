@@ -51,8 +51,8 @@ abstract class Waiter {
 
     /**
      * reusableForCurrent() is {@link #forCurrent()}, except that a fiber gets its own node (itself)
-     * when it is free. The caller must call {@link #takenByNotifier()} if its wait ends un-notified
-     * after a notifier unlinked the node, as {@link WaitQueue#await} does.
+     * when it is free. A wait that ends un-notified must leave its queue through
+     * {@link WaitQueue#leave}, which tells the node if a notifier had already unlinked it.
      */
     static Waiter reusableForCurrent() {
         Fiber fiber = Fiber.current();

@@ -419,16 +419,7 @@ final class Work {
         if (tasksQueued() == 0 || !lock.tryLock()) {
             return null;
         }
-        TaskInbox.Node rest;
-        Task first;
-        try {
-            first = stealLocked();
-            rest = first == null ? null : stealMoreLocked(into);
-        } finally {
-            lock.unlock();
-        }
-        pushStolen(rest, into);
-        return first;
+        return stealAndUnlock(into);
     }
 
     /**
@@ -441,9 +432,18 @@ final class Work {
         if (tasksQueued() == 0) {
             return null;
         }
+        lock.lock();
+        return stealAndUnlock(into);
+    }
+
+    /**
+     * stealAndUnlock(into) is the body of both steals: called with the lock just taken, it takes the
+     * oldest stealable task and up to half the rest, releases the lock, then hands the rest to the
+     * thief's inbox (outside the lock: the push may contend with the thief's own enqueuers).
+     */
+    private Task stealAndUnlock(Work into) {
         TaskInbox.Node rest;
         Task first;
-        lock.lock();
         try {
             first = stealLocked();
             rest = first == null ? null : stealMoreLocked(into);

@@ -412,10 +412,19 @@ final class Worker implements Runnable {
         work.progressed();
         if (TaskRunEvent.isTurnedOn()) {
             runTaskRecorded(task);
-            return;
+        } else {
+            runBody(task.body());
         }
+    }
+
+    /**
+     * runBody(body) runs a task's body; its exception goes to the handler. The worker loop does the
+     * same inline, so that no frame of this method sits below a task there (see runUntilShutdown).
+     */
+    @Excludes("lock")
+    private void runBody(Runnable body) {
         try {
-            task.body().run();
+            body.run();
         } catch (FiberCancelledException cancelled) {
             // The expected end of a task whose wait a bounded close cancelled: not an error.
         } catch (Throwable t) {
@@ -431,13 +440,7 @@ final class Worker implements Runnable {
     @Excludes("lock")
     private void runTaskRecorded(Task task) {
         TaskRunEvent event = TaskRunEvent.beginIfTurnedOn(); // null if the recording stopped meanwhile
-        try {
-            task.body().run();
-        } catch (FiberCancelledException cancelled) {
-            // The expected end of a task whose wait a bounded close cancelled: not an error.
-        } catch (Throwable t) {
-            scheduler.reportUncaught(t);
-        }
+        runBody(task.body());
         if (event != null) {
             event.endAndCommit(this, task);
         }

@@ -169,7 +169,6 @@ class WaitRefusalTest {
             queue.add(own);
             assertSame(own, queue.poll()); // a notifier takes it: its notification is on the way
             assertTrue(queue.leave(own), "leave must report the waiter as taken");
-            own.takenByNotifier();
             Waiter fresh = Waiter.reusableForCurrent();
             assertNotSame(me, fresh, "the own node was reused while a notifier could still write to it");
             assertSame(me, fresh.fiber());
