@@ -13,6 +13,14 @@ final class BenchSupport {
     static final String ADD_EXPORTS = "--add-exports=java.base/jdk.internal.vm=ALL-UNNAMED";
 
     /**
+     * Every fork fixes its heap (-Xms = -Xmx) and touches it all at start-up. Without this, the
+     * first pass of allocation through each part of the young generation page-faults: a 100,000-fiber
+     * round ran at 350 or 700 ns a fiber depending on whether its chunks landed on fresh pages, and
+     * that, not the code, made single-shot scores bimodal.
+     */
+    static final String PRE_TOUCH = "-XX:+AlwaysPreTouch";
+
+    /**
      * With {@link #VT_MAX_ONE_CARRIER}, the JDK's virtual-thread scheduler gets one carrier thread:
      * the like-for-like baseline of marl4j with 0 or 1 worker threads. A method-level
      * {@code @Fork} replaces the class's, so a {@code _1carrier} method repeats ADD_EXPORTS and

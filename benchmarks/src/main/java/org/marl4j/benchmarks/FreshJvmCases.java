@@ -47,7 +47,7 @@ final class FreshJvmCases {
         for (String conns : List.of("200", "1000")) {
             for (String what : List.of("marl4j", "virtualThreads", "fixed200")) {
                 http.add(new Case(what + " connections=" + conns, HttpBenchmark.class,
-                        List.of(X, "-Xms1g", "-Xmx1g"), List.of(what, conns, warm, secs)));
+                        List.of(X, "-Xms1g", "-Xmx1g", BenchSupport.PRE_TOUCH), List.of(what, conns, warm, secs)));
             }
         }
         List<Case> idle = List.of(

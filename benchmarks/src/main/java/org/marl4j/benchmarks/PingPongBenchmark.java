@@ -37,7 +37,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(value = 1, jvmArgsAppend = {BenchSupport.ADD_EXPORTS, "-Xms1g", "-Xmx1g"})
+@Fork(value = 1, jvmArgsAppend = {BenchSupport.ADD_EXPORTS, "-Xms1g", "-Xmx1g", BenchSupport.PRE_TOUCH})
 public class PingPongBenchmark {
     static final int ROUNDS = 10_000;
 
@@ -171,7 +171,7 @@ public class PingPongBenchmark {
     /** Two virtual threads on one carrier: the like-for-like baseline of sameWorker with threads=0 and 1. */
     @Benchmark
     @OperationsPerInvocation(ROUNDS)
-    @Fork(value = 1, jvmArgsAppend = {BenchSupport.ADD_EXPORTS, "-Xms1g", "-Xmx1g",
+    @Fork(value = 1, jvmArgsAppend = {BenchSupport.ADD_EXPORTS, "-Xms1g", "-Xmx1g", BenchSupport.PRE_TOUCH,
             BenchSupport.VT_ONE_CARRIER, BenchSupport.VT_MAX_ONE_CARRIER})
     public PingPong virtualThreads_1carrier(VirtualCarriers carriers) throws InterruptedException {
         return PingPong.onVirtualThreads(ROUNDS);

@@ -57,7 +57,7 @@ import reactor.core.scheduler.Schedulers;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Warmup(iterations = 5)
 @Measurement(iterations = 10)
-@Fork(value = 1, jvmArgsAppend = {BenchSupport.ADD_EXPORTS, "-Xms1g", "-Xmx1g"})
+@Fork(value = 1, jvmArgsAppend = {BenchSupport.ADD_EXPORTS, "-Xms1g", "-Xmx1g", BenchSupport.PRE_TOUCH})
 public class ReactorBenchmark {
     static final int ELEMENTS = 1_000_000;
     static final int CALLS = 2_048;

@@ -130,7 +130,7 @@ public final class RunSuite {
     private static long runMemoryCase(List<String> args) throws IOException, InterruptedException {
         String java = ProcessHandle.current().info().command()
                 .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        List<String> command = new ArrayList<>(List.of(java, BenchSupport.ADD_EXPORTS, "-Xms2g", "-Xmx2g",
+        List<String> command = new ArrayList<>(List.of(java, BenchSupport.ADD_EXPORTS, "-Xms2g", "-Xmx2g", BenchSupport.PRE_TOUCH,
                 "-XX:+UseSerialGC",
                 "-cp", System.getProperty("java.class.path"), MemoryBenchmark.class.getName()));
         command.addAll(args);
