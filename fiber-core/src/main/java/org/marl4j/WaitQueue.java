@@ -116,13 +116,26 @@ final class WaitQueue {
 
     /** wakeChain(first) wakes every waiter of a chain returned by pollAll(); call without the lock. */
     static void wakeChain(Waiter first) {
+        if (first == null) {
+            return;
+        }
+        if (first.next == null) {
+            first.prev = null;
+            first.notifyWaiter();
+            return;
+        }
+        WakeBatch batch = new WakeBatch(); // a crowd: one inbox push per worker and run, not per fiber
         Waiter w = first;
         while (w != null) {
             Waiter next = w.next;
             w.prev = null;
             w.next = null;
-            w.notifyWaiter();
+            Fiber fiber = w.fiber();
+            if (fiber == null || !batch.add(w, fiber)) {
+                w.notifyWaiter();
+            }
             w = next;
         }
+        batch.flush();
     }
 }

@@ -33,7 +33,7 @@ final class WakeInbox {
      * fiber, so the wake it performs comes after every push that found the flag set.
      */
     boolean push(Fiber fiber) {
-        if (fiber.inInbox || !IN_INBOX.compareAndSet(fiber, false, true)) {
+        if (!claim(fiber)) {
             return false;
         }
         Fiber first;
@@ -42,6 +42,27 @@ final class WakeInbox {
             fiber.inboxNext = first;
         } while (!HEAD.compareAndSet(this, first, fiber));
         return true;
+    }
+
+    /**
+     * claim(fiber) flags the fiber as in an inbox, for a caller that will push it with
+     * {@link #pushClaimed}; false if it is in already (or claimed by another caller). Any thread.
+     */
+    static boolean claim(Fiber fiber) {
+        return !fiber.inInbox && IN_INBOX.compareAndSet(fiber, false, true);
+    }
+
+    /**
+     * pushClaimed(newest, oldest) adds, with one compare-and-set, a chain of claimed fibers linked
+     * newest-first through inboxNext from newest to oldest: as if each had been pushed in turn,
+     * oldest first. Any thread.
+     */
+    void pushClaimed(Fiber newest, Fiber oldest) {
+        Fiber first;
+        do {
+            first = (Fiber) HEAD.getVolatile(this);
+            oldest.inboxNext = first;
+        } while (!HEAD.compareAndSet(this, first, newest));
     }
 
     /** isEmpty() is a volatile read: any thread. */

@@ -261,6 +261,16 @@ final class Work {
     }
 
     /**
+     * wakeClaimed(newest, oldest) is {@link #wake} from another thread for a chain of fibers of this
+     * worker, claimed in the inbox and linked newest-first (see {@link WakeBatch}): one push for all.
+     */
+    @Excludes("lock")
+    void wakeClaimed(Fiber newest, Fiber oldest) {
+        inbox.pushClaimed(newest, oldest);
+        signalIfAsleep();
+    }
+
+    /**
      * drainTasks() moves the tasks of the task inbox into the policy, in push order. If the policy
      * throws, the tasks it has not taken stay first in line for the next drain.
      */
