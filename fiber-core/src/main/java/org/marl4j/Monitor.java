@@ -1,6 +1,5 @@
 package org.marl4j;
 
-import java.lang.invoke.VarHandle;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -34,17 +33,20 @@ import java.util.concurrent.locks.LockSupport;
  * once per stall: {@link WorkerStats#tasksBlocking} counts it and a JFR
  * {@link TaskBlockingEvent} records the worker's stack, taken from here.
  *
- * <p><b>Parking.</b> When every worker sleeps there is nothing to watch: the monitor parks until a
- * worker wakes ({@link #onWorkerAwake}). The worker publishes its activity, then (full fence)
- * reads {@code parked}; the monitor publishes {@code parked}, then (full fence) reads every
- * activity, so one of them sees the other (Dekker), and no wake-up is lost.
+ * <p><b>Parking.</b> While any worker is awake the monitor samples every {@link #CHECK_NANOS};
+ * when every worker sleeps it samples every {@link #IDLE_PARK_NANOS} only, as Go's sysmon backs
+ * off to 10 ms when idle. No worker wakes it: unparking the monitor as a worker left its sleep put
+ * a futex wake, and usually a preemption by the monitor thread, between that wake and the worker's
+ * first task (25-40 µs of the 80 µs a task took to start after idleness, on 2 cores), and cost
+ * the same again for every task of a light load. So a stall that begins from complete idleness
+ * is seen up to one idle period later than one that begins while a worker is already awake.
  */
 final class Monitor {
     /** How often the monitor samples the workers while any is awake: a queued task waits at most about twice this. */
     static final long CHECK_NANOS = 2_000_000L;
 
-    /** A safety net for the park while every worker sleeps; the Dekker handshake makes it unnecessary. */
-    private static final long IDLE_PARK_NANOS = 1_000_000_000L;
+    /** How often the monitor samples while every worker sleeps (Go's sysmon's longest sleep). */
+    static final long IDLE_PARK_NANOS = 10_000_000L;
 
     /** lastProgress of a worker that was not active at the last sample: no progress count is negative. */
     private static final long NOT_ACTIVE = -1;
@@ -56,7 +58,6 @@ final class Monitor {
     private final long[] progressSince;
     private final long[] reportedProgress;
     private final Thread thread;
-    private volatile boolean parked;
     private volatile boolean stopping;
 
     Monitor(Scheduler scheduler, Worker[] workers, long blockingThresholdNanos, String threadName) {
@@ -92,26 +93,9 @@ final class Monitor {
         }
     }
 
-    /** onWorkerAwake() is called by a worker leaving an idle sleep: it unparks a parked monitor. */
-    void onWorkerAwake() {
-        VarHandle.fullFence(); // the worker's activity store before the read of parked: see the overview
-        if (parked) {
-            LockSupport.unpark(thread);
-        }
-    }
-
     private void run() {
         while (!stopping) {
-            if (check(System.nanoTime())) {
-                LockSupport.parkNanos(this, CHECK_NANOS);
-                continue;
-            }
-            parked = true;
-            VarHandle.fullFence(); // parked before the activities are read again: see the overview
-            if (!anyAwake() && !stopping) {
-                LockSupport.parkNanos(this, IDLE_PARK_NANOS);
-            }
-            parked = false;
+            LockSupport.parkNanos(this, check(System.nanoTime()) ? CHECK_NANOS : IDLE_PARK_NANOS);
         }
     }
 
@@ -148,15 +132,6 @@ final class Monitor {
             }
         }
         return anyAwake;
-    }
-
-    private boolean anyAwake() {
-        for (Worker worker : workers) {
-            if (worker.work.activity() != Work.IDLE) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** sendThieves(victim, queued) wakes up to {@code queued} idle workers to steal from victim. */

@@ -663,13 +663,6 @@ public final class Scheduler implements AutoCloseable {
         liveWorkers.decrementAndGet();
     }
 
-    /** onWorkerAwake() is called by a worker thread leaving an idle sleep, for the monitor. */
-    void onWorkerAwake() {
-        if (monitor != null) {
-            monitor.onWorkerAwake();
-        }
-    }
-
     /**
      * newPolicy() makes the scheduling policy of a new worker, refusing null and an instance some
      * live worker already uses: a policy holds one worker's queues, unsynchronized.

@@ -213,7 +213,6 @@ final class Worker implements Runnable {
         current = main;
         scheduler.initializeWorkerThread(id);
         work.setActivity(Work.ACTIVE);
-        scheduler.onWorkerAwake();
         lock.lock();
         try {
             while (true) {
@@ -602,9 +601,6 @@ final class Worker implements Runnable {
             interruptedWhileAsleep |= mode == Mode.SINGLE_THREADED;
         }
         work.drainInbox(); // a pinned wait (PinnedWait) sees its fiber QUEUED only once this ran
-        if (idle) {
-            scheduler.onWorkerAwake();
-        }
         if (work.hasDeadlines()) {
             work.expireDeadlines(System.nanoTime());
         }
