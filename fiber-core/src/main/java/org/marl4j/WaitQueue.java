@@ -125,17 +125,20 @@ final class WaitQueue {
             return;
         }
         WakeBatch batch = new WakeBatch(); // a crowd: one inbox push per worker and run, not per fiber
-        Waiter w = first;
-        while (w != null) {
-            Waiter next = w.next;
-            w.prev = null;
-            w.next = null;
-            Fiber fiber = w.fiber();
-            if (fiber == null || !batch.add(w, fiber)) {
-                w.notifyWaiter();
+        try {
+            Waiter w = first;
+            while (w != null) {
+                Waiter next = w.next;
+                w.prev = null;
+                w.next = null;
+                Fiber fiber = w.fiber();
+                if (fiber == null || !batch.add(w, fiber)) {
+                    w.notifyWaiter(); // on its own worker's thread a wake runs the policy, which may throw
+                }
+                w = next;
             }
-            w = next;
+        } finally {
+            batch.flush(); // a fiber claimed in a run and never pushed could never be woken again
         }
-        batch.flush();
     }
 }
