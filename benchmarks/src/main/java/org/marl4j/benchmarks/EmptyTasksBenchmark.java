@@ -31,8 +31,8 @@ import org.openjdk.jmh.annotations.Warmup;
  */
 @BenchmarkMode(Mode.SingleShotTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 5)
-@Measurement(iterations = 10)
+@Warmup(iterations = 10)
+@Measurement(iterations = 20)
 @Fork(value = 1, jvmArgsAppend = {BenchSupport.ADD_EXPORTS, "-Xms1g", "-Xmx1g", BenchSupport.PRE_TOUCH})
 public class EmptyTasksBenchmark {
     static final int TASKS = 1_000_000;

@@ -32,8 +32,8 @@ import org.marl4j.futures.Futures;
  */
 @BenchmarkMode(Mode.SingleShotTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 5)
-@Measurement(iterations = 10)
+@Warmup(iterations = 10)
+@Measurement(iterations = 20)
 @Fork(value = 1, jvmArgsAppend = {BenchSupport.ADD_EXPORTS, "-Xms2g", "-Xmx2g", BenchSupport.PRE_TOUCH})
 public class FanOutBenchmark {
     static final int FIBERS = 100_000;
