@@ -35,6 +35,11 @@ public final class DelayedTask extends Timed {
         }, task.is(Task.Flag.SAME_THREAD), task.priority());
     }
 
+    /** worker() is the worker whose deadline heap holds this task; for tests. */
+    Worker worker() {
+        return worker;
+    }
+
     /**
      * cancel() stops the task from running if it has not started yet. Returns true if this call
      * cancelled it, false if it had already started (or finished) or was already cancelled.

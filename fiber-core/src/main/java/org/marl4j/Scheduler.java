@@ -306,6 +306,12 @@ public final class Scheduler implements AutoCloseable {
             worker.work.enqueueDelayed(delayed, deadline, worker);
             return delayed;
         }
+        if (own != null && own.mode == Worker.Mode.MULTI_THREADED) {
+            // As enqueue(task): a task made on a worker stays on it (a running worker has not stopped).
+            DelayedTask delayed = new DelayedTask(task, own);
+            own.work.enqueueDelayed(delayed, deadline, own);
+            return delayed;
+        }
         while (true) {
             Worker worker = workers[(nextEnqueueIdx.getAndIncrement() & Integer.MAX_VALUE) % workers.length];
             DelayedTask delayed = new DelayedTask(task, worker);

@@ -187,4 +187,19 @@ class DelayedTaskTest {
         }
     }
 
+    @ParameterizedTest(name = "{0} worker threads")
+    @ValueSource(ints = {2, 8})
+    void aDelayedTaskMadeOnAWorker_waitsInThatWorkersHeap(int workers) {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
+            List<Boolean> onOwnWorker = TestSchedulers.runOnFiber(scheduler, () -> {
+                Worker own = Worker.current();
+                List<Boolean> same = new ArrayList<>();
+                for (int i = 0; i < 2 * workers; i++) { // round-robin would spread these over every worker
+                    same.add(scheduler.enqueue(new Task(() -> {}), Duration.ofMillis(1)).worker() == own);
+                }
+                return same;
+            });
+            assertFalse(onOwnWorker.contains(false), onOwnWorker.toString());
+        });
+    }
 }
