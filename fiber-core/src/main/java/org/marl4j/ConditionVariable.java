@@ -118,7 +118,9 @@ public final class ConditionVariable {
             if (timed && deadline - System.nanoTime() <= 0) {
                 return false;
             }
-            Waiter waiter = Waiter.forCurrent(lock); // refuses before a signal can pick it
+            // A fresh node, not the fiber's own: the wait takes lock (perhaps a Mutex, which uses
+            // the fiber's node) again before this node leaves the queue. Refuses before a signal can pick it.
+            Waiter waiter = Waiter.forCurrent(lock);
             guard.lock();
             try {
                 waiters.add(waiter);

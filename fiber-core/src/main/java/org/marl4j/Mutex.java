@@ -209,7 +209,12 @@ public final class Mutex implements Lock {
         guard.lock();
         try {
             while (true) {
-                Waiter waiter = Waiter.forCurrent();
+                // A fiber's own node (see Waiter): guard is held from here until the wait, so the
+                // removes below always find it queued, and leave() handles a node a notifier took.
+                // Safe to share with no other wait: a Mutex is taken only where no other wait of
+                // the fiber has its node queued (ConditionVariable gives each wait a fresh node,
+                // because its wait takes the lock again before it leaves its queue).
+                Waiter waiter = Waiter.reusableForCurrent();
                 waiters.add(waiter);
                 numWaiting = waiters.size();
                 // Last look after publishing numWaiting: see the field's comment.

@@ -20,8 +20,10 @@ import java.util.concurrent.locks.LockSupport;
  * ({@link WaitQueue#leave}).
  *
  * <p><b>One node per fiber.</b> A fiber is itself a Waiter ({@link Fiber} extends this class) and
- * uses itself as the node of its waits through {@link WaitQueue#await} ({@link #reusableForCurrent}):
- * a suspended fiber then keeps no separate node alive. The node may be reused only once no
+ * uses itself as the node of its waits through {@link WaitQueue#await} and {@link Mutex}
+ * ({@link #reusableForCurrent}): a suspended fiber then keeps no separate node alive. Only a wait
+ * that runs no other wait while its node is queued may use it: a {@link ConditionVariable}'s wait
+ * takes its lock again (a Mutex wait, perhaps) before it leaves its queue, so it takes a fresh node. The node may be reused only once no
  * notifier can still touch it. A notifier unlinks a node under the primitive's lock and later, after
  * releasing it, clears the links and sets {@code notified} last; so a node is free again when its
  * wait saw {@code notified}, or unlinked the node itself ({@link WaitQueue#remove} returned true).

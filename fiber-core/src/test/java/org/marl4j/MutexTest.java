@@ -92,6 +92,54 @@ class MutexTest {
         assertEquals((tasks + 2) * increments, counter[0]);
     }
 
+    /**
+     * Waits that time out just as the mutex is handed to them, on fibers that use themselves as the
+     * wait's node: a node a notifier took is not reused until the notification has landed, and the
+     * hand-off it carried is passed on (WaitQueue.leave), so the count stays exact and nobody hangs.
+     */
+    @ForEachWorkerCount
+    void timedWaitsRacingHandOffs_loseNoHandOffAndKeepExclusion(int workers) {
+        Mutex mutex = new Mutex();
+        int[] counter = {0};
+        AtomicInteger increments = new AtomicInteger();
+        int tasks = 64;
+        int rounds = 200;
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
+            WaitGroup done = new WaitGroup(tasks);
+            for (int t = 0; t < tasks; t++) {
+                Marl.schedule(() -> {
+                    ThreadLocalRandom random = ThreadLocalRandom.current();
+                    for (int i = 0; i < rounds; i++) {
+                        boolean held = random.nextBoolean()
+                                ? mutex.tryLock(Duration.ofNanos(random.nextInt(1, 50_000)))
+                                : lockAlways(mutex);
+                        if (held) {
+                            try {
+                                int seen = counter[0];
+                                if (random.nextInt(16) == 0) {
+                                    Fiber.yield();
+                                }
+                                counter[0] = seen + 1;
+                                increments.incrementAndGet();
+                            } finally {
+                                mutex.unlock();
+                            }
+                        }
+                    }
+                    done.done();
+                });
+            }
+            assertTrue(done.await(TaskErrors.LONG), "a waiter never got the mutex: a hand-off was lost");
+        });
+        assertEquals(increments.get(), counter[0]);
+        assertFalse(mutex.isLocked());
+    }
+
+    private static boolean lockAlways(Mutex mutex) {
+        mutex.lock();
+        return true;
+    }
+
     @Test
     void isReentrantForItsOwner() {
         Mutex mutex = new Mutex();
