@@ -77,6 +77,10 @@ public final class HttpBenchmark {
             System.out.println("p50Micros=" + (lat.length == 0 ? -1 : lat[lat.length / 2] / 1000));
             System.out.println("p99Micros=" + (lat.length == 0 ? -1 : lat[(int) (lat.length * 0.99)] / 1000));
             System.out.println("errors=" + load.errors);
+            if (executor instanceof MarlExecutorService marlExecutor) {
+                // Idle sleeps against requests: how often a hand-off found a worker asleep (a futex wake).
+                System.out.println("marl4j: " + marlExecutor.scheduler().stats());
+            }
         } finally {
             server.stop(0);
             backend.shutdownNow();
