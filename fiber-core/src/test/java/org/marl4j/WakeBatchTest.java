@@ -2,6 +2,7 @@ package org.marl4j;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.awaitility.Awaitility.await;
 import static org.marl4j.TaskErrors.LONG;
 
 import java.util.ArrayList;
@@ -24,17 +25,7 @@ class WakeBatchTest {
         AtomicInteger resumed = new AtomicInteger();
         TaskErrors.withBoundScheduler(workers, scheduler -> {
             Event release = new Event(Event.Mode.MANUAL);
-            WaitGroup started = new WaitGroup(CROWD);
-            WaitGroup done = new WaitGroup(CROWD);
-            for (int i = 0; i < CROWD; i++) {
-                scheduler.enqueue(new Task(() -> {
-                    started.done();
-                    release.await();
-                    resumed.incrementAndGet();
-                    done.done();
-                }));
-            }
-            assertTrue(started.await(LONG)); // with 0 workers, this runs the crowd up to its wait
+            WaitGroup done = suspendCrowd(scheduler, release::await, () -> {}, resumed);
             Thread signaller = Thread.ofPlatform().start(release::signal);
             assertTrue(done.await(LONG));
             TaskErrors.join(signaller);
@@ -47,17 +38,7 @@ class WakeBatchTest {
         AtomicInteger resumed = new AtomicInteger();
         TaskErrors.withBoundScheduler(workers, scheduler -> {
             WaitGroup gate = new WaitGroup(1);
-            WaitGroup started = new WaitGroup(CROWD);
-            WaitGroup done = new WaitGroup(CROWD);
-            for (int i = 0; i < CROWD; i++) {
-                scheduler.enqueue(new Task(() -> {
-                    started.done();
-                    gate.await();
-                    resumed.incrementAndGet();
-                    done.done();
-                }));
-            }
-            assertTrue(started.await(LONG));
+            WaitGroup done = suspendCrowd(scheduler, gate::await, () -> {}, resumed);
             // Released on a fiber: its own worker's waiters are woken at once, the others' in runs.
             scheduler.enqueue(new Task(gate::done));
             assertTrue(done.await(LONG));
@@ -71,18 +52,8 @@ class WakeBatchTest {
         TaskErrors.withBoundScheduler(workers, scheduler -> {
             Event release = new Event(Event.Mode.MANUAL);
             ConcurrentLinkedQueue<Fiber> fibers = new ConcurrentLinkedQueue<>();
-            WaitGroup started = new WaitGroup(CROWD);
-            WaitGroup done = new WaitGroup(CROWD);
-            for (int i = 0; i < CROWD; i++) {
-                scheduler.enqueue(new Task(() -> {
-                    fibers.add(Fiber.current());
-                    started.done();
-                    release.await(); // a spurious wake finds the event unsignalled and waits again
-                    resumed.incrementAndGet();
-                    done.done();
-                }));
-            }
-            assertTrue(started.await(LONG));
+            // A spurious wake finds the event unsignalled and waits again.
+            WaitGroup done = suspendCrowd(scheduler, release::await, () -> fibers.add(Fiber.current()), resumed);
             List<Fiber> all = new ArrayList<>(fibers);
             AtomicBoolean stop = new AtomicBoolean();
             Thread spurious = Thread.ofPlatform().start(() -> {
@@ -109,17 +80,7 @@ class WakeBatchTest {
         AtomicInteger resumed = new AtomicInteger();
         TaskErrors.withBoundScheduler(workers, scheduler -> {
             Event release = new Event(Event.Mode.MANUAL);
-            WaitGroup started = new WaitGroup(CROWD);
-            WaitGroup done = new WaitGroup(CROWD);
-            for (int i = 0; i < CROWD; i++) {
-                scheduler.enqueue(new Task(() -> {
-                    started.done();
-                    release.await();
-                    resumed.incrementAndGet();
-                    done.done();
-                }));
-            }
-            assertTrue(started.await(LONG));
+            WaitGroup done = suspendCrowd(scheduler, release::await, () -> {}, resumed);
             List<Thread> threads = new ArrayList<>();
             for (int i = 0; i < 3; i++) {
                 threads.add(Thread.ofPlatform().start(() -> {
@@ -127,12 +88,33 @@ class WakeBatchTest {
                     resumed.incrementAndGet();
                 }));
             }
-            org.awaitility.Awaitility.await().atMost(LONG).until(() -> release.waiterCount() == CROWD + 3);
+            await().atMost(LONG).until(() -> release.waiterCount() == CROWD + 3);
             Thread signaller = Thread.ofPlatform().start(release::signal);
             assertTrue(done.await(LONG));
             threads.forEach(TaskErrors::join);
             TaskErrors.join(signaller);
         });
         assertEquals(CROWD + 3, resumed.get());
+    }
+
+    /**
+     * suspendCrowd(scheduler, wait, onStart, resumed) enqueues CROWD tasks that each run onStart,
+     * then wait, then count themselves in resumed; returns once every one has started (with 0
+     * workers, that runs them up to their wait) with the WaitGroup their ends count down.
+     */
+    private static WaitGroup suspendCrowd(Scheduler scheduler, Runnable wait, Runnable onStart, AtomicInteger resumed) {
+        WaitGroup started = new WaitGroup(CROWD);
+        WaitGroup done = new WaitGroup(CROWD);
+        for (int i = 0; i < CROWD; i++) {
+            scheduler.enqueue(new Task(() -> {
+                onStart.run();
+                started.done();
+                wait.run();
+                resumed.incrementAndGet();
+                done.done();
+            }));
+        }
+        assertTrue(started.await(LONG));
+        return done;
     }
 }
