@@ -94,6 +94,13 @@ final class Work {
     private volatile boolean notifyAdded;
     /** Set by the one inbox pusher that signals the owner's current sleep; cleared as each sleep begins. */
     private final AtomicBoolean sleepSignalled = new AtomicBoolean();
+    /**
+     * When a pusher last signalled the sleeping owner ({@link System#nanoTime()}), or 0: the moment
+     * the work arrived, which the owner's {@link SpinBudget} must judge by rather than the moment it
+     * woke, or the wake-up's own latency makes every gap look long.
+     */
+    @GuardedBy("lock")
+    private long signalledAt;
     /** True while the owner sleeps in sleep(true), idle: the monitor may send it to steal. */
     @GuardedBy("lock")
     private boolean idleAsleep;
@@ -326,6 +333,7 @@ final class Work {
         if (notifyAdded && sleepSignalled.compareAndSet(false, true)) {
             lock.lock();
             try {
+                signalledAt = System.nanoTime();
                 added.signal();
             } finally {
                 lock.unlock();
@@ -710,6 +718,17 @@ final class Work {
                 setActivity(ACTIVE);
             }
         }
+    }
+
+    /**
+     * arrivedAt(now) is when the work that ended the owner's idle gap arrived: when a pusher last
+     * signalled it asleep, or now if none did; and forgets that signal. Called by the owner.
+     */
+    @GuardedBy("lock")
+    long arrivedAt(long now) {
+        long at = signalledAt;
+        signalledAt = 0;
+        return at != 0 ? at : now;
     }
 
     /** takeStealHint() returns, and clears, the worker the monitor sent the owner to steal from. */
