@@ -184,6 +184,26 @@ final class FiberWaits {
         }
     }
 
+    /**
+     * awaitNotified(fiber, waiter) suspends {@code fiber} (the current one: the caller checked) until
+     * {@code waiter}, which no queue holds, has been notified: {@link FiberCallback}'s wait, whose
+     * refusal checks ran before the callback was handed out. Spurious wakes ({@link Fiber#wake()} by
+     * anyone) suspend it again. A wait that ends un-notified (cancelled) marks the node taken, since
+     * its callback may still run and write to it ({@link Waiter}). Kept small for the same reason as
+     * {@link #park(Fiber, Waiter)}: every live value here is in every suspended fiber's stack chunk.
+     */
+    @Excludes("lock")
+    void awaitNotified(Fiber fiber, Waiter waiter) {
+        try {
+            while (!waiter.notified) {
+                park(fiber, waiter);
+            }
+        } catch (Throwable t) {
+            waiter.takenByNotifier(); // harmless if notified meanwhile: the node is freed once notified
+            throw t;
+        }
+    }
+
     /** sleep(fiber, deadline) suspends the current fiber until the deadline has passed. */
     @Excludes("lock")
     void sleep(Fiber fiber, long deadline) {

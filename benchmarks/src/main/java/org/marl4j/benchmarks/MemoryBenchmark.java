@@ -86,15 +86,17 @@ public final class MemoryBenchmark {
             Thread owner = Thread.ofPlatform().start(() -> {
                 scheduler.bind();
                 WaitGroup done = new WaitGroup(fibers);
+                // One lambda per case, not one with a branch: a compiled frame is sized for everything
+                // its method inlines, so a shared body would give each case's fibers the other's frame.
                 for (int i = 0; i < fibers; i++) {
                     int index = i;
-                    scheduler.enqueue(new Task(() -> {
+                    scheduler.enqueue(new Task(await ? () -> {
                         blocked.incrementAndGet();
-                        if (await) {
-                            Futures.await(futures[index]);
-                        } else {
-                            release.await();
-                        }
+                        Futures.await(futures[index]);
+                        done.done();
+                    } : () -> {
+                        blocked.incrementAndGet();
+                        release.await();
                         done.done();
                     }));
                 }

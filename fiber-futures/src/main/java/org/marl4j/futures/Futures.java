@@ -11,11 +11,13 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 import org.marl4j.Fiber;
+import org.marl4j.FiberCallback;
 import org.marl4j.Scheduler;
 import org.marl4j.Task;
 
@@ -62,6 +64,18 @@ public final class Futures {
      */
     public static <T> T await(CompletionStage<T> stage) {
         Objects.requireNonNull(stage, "stage must not be null");
+        if (stage.getClass() == CompletableFuture.class) {
+            CompletableFuture<T> future = (CompletableFuture<T>) stage;
+            if (future.isDone()) {
+                return resultOf(future);
+            }
+            FiberCallback callback = FiberCallback.forCurrentFiber();
+            if (callback != null) {
+                future.whenComplete(callback);
+                callback.await();
+                return resultOf(future);
+            }
+        }
         Fiber fiber = Fiber.current();
         if (fiber != null) {
             FiberAwait<T> wait = new FiberAwait<>(fiber); // the whole cost of a suspended await
@@ -73,6 +87,21 @@ public final class Futures {
         stage.whenComplete(outcome);
         outcome.await();
         return outcome.get();
+    }
+
+    /**
+     * resultOf(future) is the outcome of a done future as await() reports it. A failure is fetched
+     * with whenComplete (it runs at once on a done future), not join() or get(): those wrap it, and
+     * since JDK 23 even replace a CancellationException with a new one, where await rethrows the
+     * future's own exception objects.
+     */
+    private static <T> T resultOf(CompletableFuture<T> future) {
+        if (future.state() == Future.State.SUCCESS) {
+            return future.resultNow();
+        }
+        Throwable[] failure = new Throwable[1];
+        future.whenComplete((value, t) -> failure[0] = t);
+        throw Outcome.rethrow(failure[0]);
     }
 
     /**
