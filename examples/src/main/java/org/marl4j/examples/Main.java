@@ -34,6 +34,7 @@ public final class Main {
         EXAMPLES.put("tasks-in-tasks", TasksInTasks::main);
         EXAMPLES.put("quick-start", QuickStart::main);
         EXAMPLES.put("await-futures", AwaitFutures::main);
+        EXAMPLES.put("await-with-callback", AwaitWithCallback::main);
         EXAMPLES.put("http-executor", ExecutorHttpServer::main);
         EXAMPLES.put("reactor", ReactorExample::main);
         EXAMPLES.put("kotlin", args -> KotlinExampleKt.main());

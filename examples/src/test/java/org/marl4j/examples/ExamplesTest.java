@@ -89,6 +89,6 @@ class ExamplesTest {
     @Test
     void main_knowsEveryExample() {
         assertEquals(List.of("demo", "fractal", "primes", "hello-task", "tasks-in-tasks", "quick-start",
-                "await-futures", "http-executor", "reactor", "kotlin"), List.copyOf(Main.EXAMPLES.keySet()));
+                "await-futures", "await-with-callback", "http-executor", "reactor", "kotlin"), List.copyOf(Main.EXAMPLES.keySet()));
     }
 }

@@ -40,6 +40,12 @@ class SnippetProgramsTest {
     }
 
     @Test
+    void awaitWithCallback_printsWhatArrivedAfterTheFiberSuspended() throws Exception {
+        String out = assertTimeoutPreemptively(LIMIT, () -> Output.of(() -> AwaitWithCallback.main(new String[0])));
+        assertEquals("arrived", out.strip());
+    }
+
+    @Test
     void executorHttpServer_servesTheRequestAndStops() throws Exception {
         String out = assertTimeoutPreemptively(LIMIT, () -> Output.of(() -> ExecutorHttpServer.main(new String[0])));
         assertEquals("n = 42\nhello from /marl4j", out.strip().replace("\r\n", "\n"));
