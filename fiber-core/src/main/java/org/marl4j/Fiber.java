@@ -217,6 +217,20 @@ public final class Fiber extends Waiter {
     }
 
     /**
+     * waiterForCallback() is {@link #waiterForWait()} for a {@link FiberCallback}, whose node is
+     * handed out before its wait begins: the node stays the callback's until the callback has run,
+     * so any wait the fiber makes in between takes a fresh node (were it to reuse this one, the
+     * callback's run would end that other wait instead, or unlink a node still in its queue).
+     */
+    Waiter waiterForCallback() {
+        Waiter node = waiterForWait();
+        if (node == this) {
+            waiterTaken = true; // freed by waiterForWait() once notified, as for a taken node
+        }
+        return node;
+    }
+
+    /**
      * changeState(from, to) is the one place a fiber's state changes: it checks the fiber is in
      * {@code from} and that the table above {@link State} allows {@code from -> to}. A failure is a
      * bug in marl4j, reported as such.

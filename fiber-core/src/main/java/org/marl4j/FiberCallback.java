@@ -21,7 +21,9 @@ import java.util.function.BiConsumer;
  * the leanest wait there is (the one {@link Event}'s untimed fiber wait uses): no predicate object,
  * no outcome stored here (the caller reads it from its future once woken).
  *
- * <p>One callback serves one wait, awaited by the fiber that made it. Only its first run counts:
+ * <p>One callback serves one wait, awaited by the fiber that made it. The fiber may wait on other
+ * things between making the callback and awaiting it: a run meanwhile ends none of those waits,
+ * only makes {@link #await()} return at once. Only its first run counts:
  * a later one does nothing (so it can never end another wait of the fiber). Running it before
  * {@link #await()} makes await return at once. The fiber is resumed on its own worker, whatever
  * thread runs the callback.
@@ -65,7 +67,7 @@ public final class FiberCallback implements BiConsumer<Object, Throwable>, Runna
             return null;
         }
         fiber.worker.waits.checkMaySuspend(fiber, null);
-        return new FiberCallback(fiber.waiterForWait());
+        return new FiberCallback(fiber.waiterForCallback());
     }
 
     /** run() resumes the fiber (or lets its {@link #await()} return at once). Any thread may call it. */

@@ -46,7 +46,7 @@ final class Monitor {
     static final long CHECK_NANOS = 2_000_000L;
 
     /** How often the monitor samples while every worker sleeps (Go's sysmon's longest sleep). */
-    static final long IDLE_PARK_NANOS = 10_000_000L;
+    private static final long IDLE_PARK_NANOS = 10_000_000L;
 
     /** lastProgress of a worker that was not active at the last sample: no progress count is negative. */
     private static final long NOT_ACTIVE = -1;

@@ -690,6 +690,7 @@ final class Work {
     @GuardedBy("lock")
     void sleep(boolean idle, long maxNanos) throws InterruptedException {
         sleepSignalled.set(false);
+        signalledAt = 0; // a signal of an earlier sleep (a pinned wait's, say) is not this gap's arrival
         notifyAdded = true; // before the inbox check below: see signalIfAsleep()
         idleAsleep = idle;
         if (idle) {

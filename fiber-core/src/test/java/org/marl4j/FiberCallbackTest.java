@@ -61,6 +61,32 @@ class FiberCallbackTest {
         })));
     }
 
+    /**
+     * The fiber waits on an Event after making a callback and before awaiting it; the callback runs
+     * during that Event wait. It must not end the Event wait (they must not share one wait node).
+     */
+    @ForEachWorkerCount
+    void run_duringAnotherWaitOfTheFiber_doesNotEndThatWait(int workers) {
+        withScheduler(workers, scheduler -> assertFalse(runOnFiber(scheduler, () -> {
+            FiberCallback c = FiberCallback.forCurrentFiber();
+            Event event = new Event();
+            AtomicBoolean signalled = new AtomicBoolean();
+            Thread runner = startThread("runner", () -> {
+                await().atMost(TaskErrors.LONG).until(() -> event.waiterCount() == 1);
+                c.run();
+                // A wait ended by that run would have returned by now; then the real signal.
+                await().pollDelay(Duration.ofMillis(50)).atMost(TaskErrors.LONG).until(() -> true);
+                signalled.set(true);
+                event.signal();
+            });
+            event.await();
+            boolean endedBeforeTheSignal = !signalled.get();
+            c.await(); // it has run: returns at once
+            joinQuietly(runner);
+            return endedBeforeTheSignal;
+        }), "the callback's run ended the fiber's Event wait"));
+    }
+
     /** A plain wake of the fiber (Fiber.wake(), public) must not end the wait: only the callback does. */
     @ForEachWorkerCount
     void await_otherWakesOfTheFiber_doNotEndIt(int workers) {

@@ -11,24 +11,14 @@ class SpinBudgetTest {
     @Test
     void aGapLongerThanASpinShouldBridge_halvesTheBudget_downToTheMinimum() {
         SpinBudget budget = new SpinBudget(MAX);
-        long now = 1_000;
-        for (int i = 0; i < 20; i++) {
-            budget.spinStarted(now);
-            now += 10 * SpinBudget.SHORT_GAP_NANOS;
-            budget.workFound(now);
-        }
+        longGaps(budget, 1_000);
         assertEquals(SpinBudget.MIN_NANOS, budget.nanos());
     }
 
     @Test
     void shortGapsAfterLongOnes_doubleTheBudgetBackToTheConfiguredSpin() {
         SpinBudget budget = new SpinBudget(MAX);
-        long now = 1_000;
-        for (int i = 0; i < 20; i++) {
-            budget.spinStarted(now);
-            now += 10 * SpinBudget.SHORT_GAP_NANOS;
-            budget.workFound(now);
-        }
+        long now = longGaps(budget, 1_000);
         for (int i = 0; i < 20; i++) {
             budget.spinStarted(now);
             now += 1_000; // the work arrived a microsecond into the gap (the worker may have woken later)
@@ -54,5 +44,15 @@ class SpinBudgetTest {
         budget.abandon();
         budget.workFound(1_000 + 10 * SpinBudget.SHORT_GAP_NANOS);
         assertEquals(MAX, budget.nanos());
+    }
+
+    /** longGaps(budget, now) closes 20 gaps of ten short gaps each, from now on; returns the time after them. */
+    private static long longGaps(SpinBudget budget, long now) {
+        for (int i = 0; i < 20; i++) {
+            budget.spinStarted(now);
+            now += 10 * SpinBudget.SHORT_GAP_NANOS;
+            budget.workFound(now);
+        }
+        return now;
     }
 }
