@@ -5,19 +5,28 @@ import java.util.concurrent.locks.Lock;
 /**
  * A FIFO of {@link Waiter}s, linked through the waiters themselves so a waiter that times out
  * unlinks itself in O(1). Not thread-safe: each primitive guards its queue with its own lock.
+ *
+ * <p>A node is in the queue while its {@link Waiter#queuedIn} is the queue's {@code generation}.
+ * {@link #pollAll()} detaches every node at once by starting a new generation: it does not visit
+ * them, because a crowd of suspended fibers is spread over the heap and each visit is a cache miss
+ * that cannot start before the previous one has ended (the next node's address is in it). The
+ * notifier then visits each node once, outside the lock ({@link #wakeChain}), and a wait that ends
+ * meanwhile sees its node is no longer queued, as if the notifier had unlinked it singly.
  */
 final class WaitQueue {
     private Waiter head;
     private Waiter tail;
     private int size;
+    /** Never 0, which marks a node in no queue. */
+    private int generation = 1;
 
     int size() {
         return size;
     }
 
     void add(Waiter waiter) {
-        assert !waiter.queued;
-        waiter.queued = true;
+        assert waiter.queuedIn == 0 : "a waiter node in two waits at once";
+        waiter.queuedIn = generation;
         waiter.prev = tail;
         waiter.next = null;
         if (tail == null) {
@@ -31,10 +40,10 @@ final class WaitQueue {
 
     /** remove(waiter) unlinks the waiter if it is still queued; returns whether it was. */
     boolean remove(Waiter waiter) {
-        if (!waiter.queued) {
+        if (waiter.queuedIn != generation) {
             return false;
         }
-        waiter.queued = false;
+        waiter.queuedIn = 0;
         if (waiter.prev == null) {
             head = waiter.next;
         } else {
@@ -102,15 +111,18 @@ final class WaitQueue {
         return first;
     }
 
-    /** pollAll() unlinks every waiter and returns the first of them, still chained through {@code next}. */
+    /**
+     * pollAll() unlinks every waiter and returns the first of them, still chained through
+     * {@code next}, for {@link #wakeChain}. O(1): the nodes leave the queue with its generation.
+     */
     Waiter pollAll() {
         Waiter first = head;
-        for (Waiter w = first; w != null; w = w.next) {
-            w.queued = false;
+        if (first != null) {
+            head = null;
+            tail = null;
+            size = 0;
+            generation = generation == Integer.MAX_VALUE ? 1 : generation + 1;
         }
-        head = null;
-        tail = null;
-        size = 0;
         return first;
     }
 
@@ -121,6 +133,7 @@ final class WaitQueue {
         }
         if (first.next == null) {
             first.prev = null;
+            first.queuedIn = 0;
             first.notifyWaiter();
             return;
         }
@@ -131,6 +144,7 @@ final class WaitQueue {
                 Waiter next = w.next;
                 w.prev = null;
                 w.next = null;
+                w.queuedIn = 0; // read racily by a wait ending meanwhile: either value says "not queued"
                 Fiber fiber = w.fiber();
                 if (fiber == null || !batch.add(w, fiber)) {
                     w.notifyWaiter(); // on its own worker's thread a wake runs the policy, which may throw

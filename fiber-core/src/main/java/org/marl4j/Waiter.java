@@ -37,7 +37,13 @@ abstract class Waiter {
     // WaitQueue links, guarded by the owning primitive's lock.
     Waiter prev;
     Waiter next;
-    boolean queued;
+    /**
+     * The generation of the {@link WaitQueue} this node was added to, while it is still there; 0
+     * once a notifier or its own wait has unlinked it. A node counts as queued only while this
+     * matches its queue's current generation, so {@link WaitQueue#pollAll()} unqueues a whole crowd
+     * by moving to the next generation, without visiting each node under the lock (see there).
+     */
+    int queuedIn;
 
     /** fiber() is the waiting fiber, or null when a plain thread waits. */
     abstract Fiber fiber();
