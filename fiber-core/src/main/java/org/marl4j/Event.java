@@ -178,6 +178,7 @@ public final class Event {
     public void signal() {
         Waiter wake;
         Registration run;
+        RuntimeException dependentFailure = null;
         lock.lock();
         try {
             if (signalled) {
@@ -204,7 +205,15 @@ public final class Event {
                 WeakReference<Event> ref = dependents.get(i);
                 Event dependent = ref.get();
                 if (dependent != null) {
-                    dependent.signal();
+                    try {
+                        dependent.signal();
+                    } catch (RuntimeException e) { // a scheduling policy's: this event's waiters still wake
+                        if (dependentFailure == null) {
+                            dependentFailure = e;
+                        } else {
+                            dependentFailure.addSuppressed(e);
+                        }
+                    }
                     dependents.set(live++, ref); // compacts out the cleared entries as it goes
                 }
             }
@@ -212,8 +221,14 @@ public final class Event {
         } finally {
             lock.unlock();
         }
-        WaitQueue.wakeChain(wake);
-        CallbackQueue.runChain(run);
+        try {
+            WaitQueue.wakeChain(wake);
+        } finally {
+            CallbackQueue.runChain(run);
+        }
+        if (dependentFailure != null) {
+            throw dependentFailure;
+        }
     }
 
     /**

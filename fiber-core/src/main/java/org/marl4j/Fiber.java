@@ -210,6 +210,7 @@ public final class Fiber extends Waiter {
             }
             waiterTaken = false;
         }
+        assert queuedIn == 0 : "a fiber's own waiter node reused while still in a queue";
         notified = false;
         prev = null;
         next = null;

@@ -18,7 +18,19 @@ final class WaitQueue {
     private Waiter tail;
     private int size;
     /** Never 0, which marks a node in no queue. */
-    private int generation = 1;
+    private int generation;
+
+    WaitQueue() {
+        this(1);
+    }
+
+    /** WaitQueue(firstGeneration) starts at a given generation: for tests of its wrap-around. */
+    WaitQueue(int firstGeneration) {
+        if (firstGeneration <= 0) {
+            throw new IllegalArgumentException("a generation is positive: " + firstGeneration);
+        }
+        this.generation = firstGeneration;
+    }
 
     int size() {
         return size;
@@ -126,7 +138,12 @@ final class WaitQueue {
         return first;
     }
 
-    /** wakeChain(first) wakes every waiter of a chain returned by pollAll(); call without the lock. */
+    /**
+     * wakeChain(first) wakes every waiter of a chain returned by pollAll(); call without the lock.
+     * Every waiter is woken even if a wake throws (a scheduling policy's, on the waiter's own worker
+     * thread): the first exception is rethrown once the whole chain has been visited, so no node is
+     * left with the links and generation of a queue it has left.
+     */
     static void wakeChain(Waiter first) {
         if (first == null) {
             return;
@@ -138,21 +155,39 @@ final class WaitQueue {
             return;
         }
         WakeBatch batch = new WakeBatch(); // a crowd: one inbox push per worker and run, not per fiber
+        Throwable failure = null;
         try {
             Waiter w = first;
             while (w != null) {
                 Waiter next = w.next;
+                // Cleared before notified is set, which publishes them to the waiter's next wait. A
+                // wait ending meanwhile reads queuedIn racily: either value says "not queued".
                 w.prev = null;
                 w.next = null;
-                w.queuedIn = 0; // read racily by a wait ending meanwhile: either value says "not queued"
+                w.queuedIn = 0;
                 Fiber fiber = w.fiber();
-                if (fiber == null || !batch.add(w, fiber)) {
-                    w.notifyWaiter(); // on its own worker's thread a wake runs the policy, which may throw
+                try {
+                    if (fiber == null || !batch.add(w, fiber)) {
+                        w.notifyWaiter(); // on its own worker's thread a wake runs the policy, which may throw
+                    }
+                } catch (Throwable t) {
+                    if (failure == null) {
+                        failure = t;
+                    } else {
+                        failure.addSuppressed(t);
+                    }
                 }
                 w = next;
             }
         } finally {
             batch.flush(); // a fiber claimed in a run and never pushed could never be woken again
+        }
+        if (failure instanceof RuntimeException e) {
+            throw e;
+        } else if (failure instanceof Error e) {
+            throw e;
+        } else if (failure != null) {
+            throw new IllegalStateException(failure); // notifyWaiter declares no checked exception
         }
     }
 }

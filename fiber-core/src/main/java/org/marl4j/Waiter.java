@@ -34,14 +34,17 @@ import java.util.concurrent.locks.LockSupport;
 abstract class Waiter {
     volatile boolean notified;
 
-    // WaitQueue links, guarded by the owning primitive's lock.
+    // WaitQueue links, written under the owning primitive's lock while the node is queued; a
+    // notifier that detached a whole chain (WaitQueue.pollAll) clears them without it, before it
+    // sets notified, whose read publishes them to the waiter's next wait.
     Waiter prev;
     Waiter next;
     /**
-     * The generation of the {@link WaitQueue} this node was added to, while it is still there; 0
-     * once a notifier or its own wait has unlinked it. A node counts as queued only while this
-     * matches its queue's current generation, so {@link WaitQueue#pollAll()} unqueues a whole crowd
-     * by moving to the next generation, without visiting each node under the lock (see there).
+     * The generation of the {@link WaitQueue} this node was added to; 0 once it is in no queue. A
+     * node counts as queued only while this matches its queue's current generation, so
+     * {@link WaitQueue#pollAll()} unqueues a whole crowd by moving to the next generation, without
+     * visiting each node under the lock; {@link WaitQueue#wakeChain} then sets 0 as it wakes each.
+     * Compared only with the generation of the queue the node was added to.
      */
     int queuedIn;
 

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
@@ -107,6 +108,58 @@ class WaitQueueTest {
             assertSame(waiters.get(0), first);
             assertSame(waiters.get(2), first.next);
             assertNull(first.next.next);
+        }
+    }
+
+    /** After Integer.MAX_VALUE the generation starts again at 1, never 0 (the mark of a node in no queue). */
+    @Test
+    void theGenerationWrapsToOne_andADetachedWaiterStaysUnqueued() {
+        WaitQueue queue = new WaitQueue(Integer.MAX_VALUE);
+        List<Waiter> crowd = addThreadWaiters(queue, 2);
+        assertEquals(Integer.MAX_VALUE, crowd.get(0).queuedIn);
+        queue.pollAll();
+        Waiter newcomer = addThreadWaiters(queue, 1).get(0);
+
+        assertEquals(1, newcomer.queuedIn);
+        assertFalse(queue.remove(crowd.get(0)));
+        assertTrue(queue.remove(newcomer));
+        assertEquals(0, queue.size());
+    }
+
+    /**
+     * A wake that throws (a scheduling policy's, when the notifier is the waiter's own worker) does
+     * not strand the rest of the crowd: every node is woken and cleared, then the exception thrown.
+     */
+    @Test
+    void wakeChain_wakesTheWholeCrowd_whenOneWakeThrows_thenThrowsIt() {
+        WaitQueue queue = new WaitQueue();
+        Waiter before = new Waiter.ThreadWaiter(Thread.currentThread());
+        Waiter throwing = new ThrowingWaiter();
+        Waiter after = new Waiter.ThreadWaiter(Thread.currentThread());
+        queue.add(before);
+        queue.add(throwing);
+        queue.add(after);
+
+        IllegalStateException thrown = assertThrows(IllegalStateException.class, () -> WaitQueue.wakeChain(queue.pollAll()));
+
+        assertEquals("policy failed", thrown.getMessage());
+        for (Waiter w : List.of(before, throwing, after)) {
+            assertTrue(w.notified);
+            assertEquals(0, w.queuedIn);
+            assertNull(w.next);
+        }
+    }
+
+    /** A waiter whose wake fails, as a throwing scheduling policy makes a fiber's wake fail. */
+    private static final class ThrowingWaiter extends Waiter {
+        @Override
+        Fiber fiber() {
+            return null;
+        }
+
+        @Override
+        void resume() {
+            throw new IllegalStateException("policy failed");
         }
     }
 
