@@ -301,29 +301,29 @@ public final class Scheduler implements AutoCloseable {
         long deadline = Fiber.deadlineAfter(Objects.requireNonNull(delay, "delay must not be null"));
         Worker own = ownWorkerOrReject();
         if (task.is(Task.Flag.SAME_THREAD) || workers.length == 0) {
-            Worker worker = requireOwn(own, task);
-            DelayedTask delayed = new DelayedTask(task, worker);
-            worker.work.enqueueDelayed(delayed, deadline, worker);
-            return delayed;
+            return delayOn(requireOwn(own, task), task, deadline);
         }
         if (own != null && own.mode == Worker.Mode.MULTI_THREADED) {
             // As enqueue(task): a task made on a worker stays on it (a running worker has not stopped).
-            DelayedTask delayed = new DelayedTask(task, own);
-            own.work.enqueueDelayed(delayed, deadline, own);
-            return delayed;
+            return delayOn(own, task, deadline);
         }
         while (true) {
             Worker worker = workers[(nextEnqueueIdx.getAndIncrement() & Integer.MAX_VALUE) % workers.length];
-            DelayedTask delayed = new DelayedTask(task, worker);
             try {
-                worker.work.enqueueDelayed(delayed, deadline, worker);
-                return delayed;
+                return delayOn(worker, task, deadline);
             } catch (RejectedExecutionException stopped) {
                 if (liveWorkers.get() == 0) {
                     throw new RejectedExecutionException(this + " is closed: all its workers have stopped");
                 }
             }
         }
+    }
+
+    /** delayOn(worker, task, deadline) files a delayed task in worker's deadline heap; rejects if it has stopped. */
+    private static DelayedTask delayOn(Worker worker, Task task, long deadline) {
+        DelayedTask delayed = new DelayedTask(task, worker);
+        worker.work.enqueueDelayed(delayed, deadline, worker);
+        return delayed;
     }
 
     /** The calling thread's worker if it belongs to this scheduler, else null; rejects foreigners once closing. */

@@ -170,7 +170,7 @@ final class WaitQueue {
                     if (fiber == null || !batch.add(w, fiber)) {
                         w.notifyWaiter(); // on its own worker's thread a wake runs the policy, which may throw
                     }
-                } catch (Throwable t) {
+                } catch (RuntimeException | Error t) { // notifyWaiter throws no checked exception
                     if (failure == null) {
                         failure = t;
                     } else {
@@ -182,12 +182,10 @@ final class WaitQueue {
         } finally {
             batch.flush(); // a fiber claimed in a run and never pushed could never be woken again
         }
-        if (failure instanceof RuntimeException e) {
-            throw e;
-        } else if (failure instanceof Error e) {
+        if (failure instanceof Error e) {
             throw e;
         } else if (failure != null) {
-            throw new IllegalStateException(failure); // notifyWaiter declares no checked exception
+            throw (RuntimeException) failure;
         }
     }
 }

@@ -36,11 +36,7 @@ final class WakeInbox {
         if (!claim(fiber)) {
             return false;
         }
-        Fiber first;
-        do {
-            first = (Fiber) HEAD.getVolatile(this);
-            fiber.inboxNext = first;
-        } while (!HEAD.compareAndSet(this, first, fiber));
+        pushClaimed(fiber, fiber);
         return true;
     }
 
