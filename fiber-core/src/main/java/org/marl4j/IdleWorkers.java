@@ -31,8 +31,18 @@ final class IdleWorkers {
         }
     }
 
-    /** takeSpinning() takes a recently spinning worker's id out of the ring, or returns -1. */
+    /**
+     * takeSpinning() takes a recently spinning worker's id out of the ring, or returns -1. While no
+     * worker spins it returns -1 after one plain read: a producer feeding busy workers finds nobody
+     * spinning on nearly every enqueue, and claiming a ring slot (an atomic read-modify-write of a
+     * line every producer shares) cost it more than the rest of its enqueue. A worker that starts
+     * spinning just after the read is missed, as it would be just after the claim; it takes the
+     * task by stealing, as then.
+     */
     int takeSpinning() {
+        if (numSpinning.get() == 0) {
+            return -1;
+        }
         int slot = nextSpinningWorkerIdx.decrementAndGet() & (SPINNING_WORKER_SLOTS - 1);
         return spinningWorkers.get(slot) >= 0 ? spinningWorkers.getAndSet(slot, -1) : -1;
     }

@@ -308,7 +308,7 @@ public final class Scheduler implements AutoCloseable {
             return delayOn(own, task, deadline);
         }
         while (true) {
-            Worker worker = workers[(nextEnqueueIdx.getAndIncrement() & Integer.MAX_VALUE) % workers.length];
+            Worker worker = workers[nextRoundRobin(workers.length)];
             try {
                 return delayOn(worker, task, deadline);
             } catch (RejectedExecutionException stopped) {
@@ -380,6 +380,21 @@ public final class Scheduler implements AutoCloseable {
     }
 
     /**
+     * nextRoundRobin(count) is the next worker index of the round-robin, 0 to count - 1. The counter
+     * is advanced with an opaque read and write, not an atomic increment: two producers that race
+     * may pick the same worker once, which costs the spread nothing that matters, while a lone
+     * producer, the common case, no longer pays a locked instruction per task for it.
+     */
+    private int nextRoundRobin(int count) {
+        if (count == 1) {
+            return 0;
+        }
+        int next = nextEnqueueIdx.getOpaque();
+        nextEnqueueIdx.setOpaque(next + 1);
+        return (next & Integer.MAX_VALUE) % count;
+    }
+
+    /**
      * Prefer a worker that recently started spinning, else round-robin; skip contended and stopped
      * workers. A scheduling policy's exception reaches the caller; the worker is left as it was.
      */
@@ -388,7 +403,7 @@ public final class Scheduler implements AutoCloseable {
         while (true) {
             int idx = idle.takeSpinning();
             if (idx < 0) {
-                idx = (nextEnqueueIdx.getAndIncrement() & Integer.MAX_VALUE) % count;
+                idx = nextRoundRobin(count);
             }
             int added = workers[idx].work.tryEnqueue(task);
             if (added != Work.NOT_ADDED) {

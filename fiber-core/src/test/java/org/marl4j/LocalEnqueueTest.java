@@ -19,9 +19,10 @@ import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * A task enqueued from one of the scheduler's worker threads goes onto that worker's own queue
- * (issue 10): it runs there, in FIFO order with the worker's other tasks, unless another worker
- * steals it; and a worker blocked in a task never strands it, whatever the spin duration.
+ * Where an enqueue goes. A task enqueued from one of the scheduler's worker threads goes onto that
+ * worker's own queue (issue 10): it runs there, in FIFO order with the worker's other tasks, unless
+ * another worker steals it; and a worker blocked in a task never strands it, whatever the spin
+ * duration. Tasks enqueued from outside while no worker spins are dealt round-robin.
  */
 class LocalEnqueueTest {
 
@@ -201,6 +202,38 @@ class LocalEnqueueTest {
             // One wake per lone task would be ~rounds; the monitor may send the idle worker to a
             // maker it caught between two samples on a loaded machine, a few times at most.
             assertTrue(wakes < rounds / 10, "the idle worker was woken " + wakes + " times for " + rounds + " lone tasks");
+        }
+        errors.assertNone();
+    }
+
+    @ParameterizedTest(name = "{0} worker threads")
+    @ValueSource(ints = {1, 2, 4})
+    void tasksEnqueuedFromOutside_whileEveryWorkerIsBusy_areDealtOnePerWorker(int workers) throws Exception {
+        TaskErrors errors = new TaskErrors();
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch blocking = new CountDownLatch(workers);
+        try (Scheduler scheduler = new Scheduler(errors.config(workers))) {
+            for (int i = 0; i < workers; i++) {
+                Worker w = scheduler.worker(i);
+                w.work.enqueue(new Task(() -> {
+                    blocking.countDown();
+                    awaitLatch(release);
+                }), w);
+            }
+            CountDownLatch ran = new CountDownLatch(workers);
+            try {
+                assertTrue(blocking.await(LONG.toMillis(), TimeUnit.MILLISECONDS), "the workers did not start blocking");
+                // Nobody spins (every worker blocks its thread), so each enqueue takes the next worker in turn.
+                for (int i = 0; i < workers; i++) {
+                    scheduler.enqueue(new Task(ran::countDown));
+                }
+                for (int i = 0; i < workers; i++) {
+                    assertEquals(1, scheduler.worker(i).work.tasksQueued(), "tasks queued on worker " + i);
+                }
+            } finally {
+                release.countDown();
+            }
+            assertTrue(ran.await(LONG.toMillis(), TimeUnit.MILLISECONDS), "the dealt tasks did not all run");
         }
         errors.assertNone();
     }
