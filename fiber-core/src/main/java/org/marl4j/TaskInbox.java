@@ -50,26 +50,6 @@ final class TaskInbox {
         return true;
     }
 
-    /**
-     * pushChain(newest) adds a chain of tasks linked newest first (as the stack holds them) in one
-     * push; returns false, adding nothing, if the inbox is closed. For a thief's stolen batch.
-     */
-    boolean pushChain(Node newest) {
-        Node oldest = newest;
-        while (oldest.next != null) {
-            oldest = oldest.next;
-        }
-        Node first;
-        do {
-            first = (Node) HEAD.getVolatile(this);
-            if (first == CLOSED) {
-                return false;
-            }
-            oldest.next = first;
-        } while (!HEAD.compareAndSet(this, first, newest));
-        return true;
-    }
-
     /** isEmpty() is true when no task waits in it (closed included). A volatile read: any thread. */
     boolean isEmpty() {
         Node first = (Node) HEAD.getVolatile(this);

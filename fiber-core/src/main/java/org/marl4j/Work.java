@@ -2,6 +2,7 @@ package org.marl4j;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.Arrays;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.Condition;
@@ -28,9 +29,10 @@ import java.util.concurrent.locks.Condition;
  * counts the tasks among {@code num}, for thieves ({@link #tasksQueued()}).
  *
  * <p>Stealing: a thief takes half the tasks (oldest first, up to {@link #MAX_STEAL_BATCH}) in one
- * hold of the lock and hands all but the first to its own inbox, so a burst made on one worker is
- * shared in a few steals; which victim's task it leaves alone is the thief's business
- * ({@link FreshTaskRule}).
+ * hold of the lock, returns the first and keeps the rest in its own steal buffer, which it empties
+ * into its policy as soon as it holds its own lock again ({@link #addStolen}); so a burst made on
+ * one worker is shared in a few steals, at no allocation per task. Which victim's task it leaves
+ * alone is the thief's business ({@link FreshTaskRule}).
  *
  * <p>Signalling: the owner sleeps on {@code added} only inside {@link #sleep(boolean, long)}, and
  * adders signal it only then ({@code notifyAdded}), so a busy or spinning owner costs adders no
@@ -87,6 +89,14 @@ final class Work {
     /** Tasks taken from taskInbox that a throwing policy did not accept yet: they go first next time. */
     @GuardedBy("lock")
     private TaskInbox.Node pendingTasks;
+    /**
+     * The steal buffer: the tasks this worker's own thread, as a thief, took beyond the first in its
+     * last steal ({@link #stealMoreLocked}, under the victim's lock), until it adds them to its policy
+     * under its own ({@link #addStolen}). Touched only by the owner's thread, never by two steals at
+     * once: it is emptied before the thread can steal again.
+     */
+    private Task[] stolen = new Task[64];
+    private int numStolen;
     /**
      * True while the owner sleeps in sleep(): adders must signal. Written under the lock; volatile
      * for a pusher onto the inbox, which reads it without the lock (see {@link #signalIfAsleep()}).
@@ -430,7 +440,7 @@ final class Work {
      * steal(into) takes tasks for a spinning thief whose work is {@code into}, or returns null;
      * skips a contended lock. It takes half the tasks here (at most {@link #MAX_STEAL_BATCH}), so a
      * worker that made a burst of tasks shares them in a few steals rather than one lock round trip
-     * per task: the oldest is returned, the rest are pushed onto the thief's own task inbox in order.
+     * per task: the oldest is returned, the rest wait in the thief's steal buffer for {@link #addStolen}.
      */
     @Excludes("lock")
     Task steal(Work into) {
@@ -456,53 +466,68 @@ final class Work {
 
     /**
      * stealAndUnlock(into) is the body of both steals: called with the lock just taken, it takes the
-     * oldest stealable task and up to half the rest, releases the lock, then hands the rest to the
-     * thief's inbox (outside the lock: the push may contend with the thief's own enqueuers).
+     * oldest stealable task, and up to half the rest into the thief's steal buffer, and releases the
+     * lock. The thief adds them all to its own policy with {@link #addStolen}.
      */
     private Task stealAndUnlock(Work into) {
-        TaskInbox.Node rest;
         Task first;
         try {
             first = stealLocked();
-            rest = first == null ? null : stealMoreLocked(into);
+            if (first != null) {
+                stealMoreLocked(into);
+            }
         } finally {
             lock.unlock();
         }
-        pushStolen(rest, into);
         return first;
     }
 
     /**
-     * stealMoreLocked(into) takes up to half of the tasks still here (capped) as a chain for the
-     * thief's inbox, newest first as the inbox holds them; or null. Only between built-in policies,
-     * whose enqueue never throws, so no stolen task can be lost on the way.
+     * stealMoreLocked(into) moves up to half of the tasks still here (capped) into the steal buffer
+     * of the thief {@code into}, oldest first. Only between built-in policies, whose enqueue never
+     * throws, so no stolen task can be lost on the way. Called on the thief's own thread.
      */
     @GuardedBy("lock")
-    private TaskInbox.Node stealMoreLocked(Work into) {
+    private void stealMoreLocked(Work into) {
         if (into == null || !into.lockFreeEnqueue || !lockFreeEnqueue) {
-            return null;
+            return;
         }
+        assert into.numStolen == 0 : "a steal buffer not emptied before the next steal";
         int more = Math.min(MAX_STEAL_BATCH - 1, (int) NUM_TASKS.get(this) / 2);
-        TaskInbox.Node newest = null;
-        for (int i = 0; i < more; i++) {
+        Task[] buffer = into.stolen;
+        int n = 0;
+        for (; n < more; n++) {
             Task task = stealLocked();
             if (task == null) {
                 break;
             }
-            TaskInbox.Node node = new TaskInbox.Node(task);
-            node.next = newest;
-            newest = node;
+            if (n == buffer.length) {
+                buffer = Arrays.copyOf(buffer, Math.min(2 * n, MAX_STEAL_BATCH));
+                into.stolen = buffer;
+            }
+            buffer[n] = task;
         }
-        return newest;
+        into.numStolen = n;
     }
 
-    /** pushStolen(chain, into) hands stolen tasks to the thief's inbox in one push; the thief drains them itself. */
-    @Excludes("lock")
-    private static void pushStolen(TaskInbox.Node newest, Work into) {
-        if (newest != null && !into.taskInbox.pushChain(newest)) {
-            // Cannot happen: the thief is in its loop, so it has not closed its inbox for good.
-            throw new IllegalStateException("marl4j internal error: a thief's task inbox is closed");
+    /**
+     * addStolen(first) adds what this worker's thread just stole to its policy: {@code first}, then
+     * the steal buffer in order, which it empties (so it keeps no finished task alive). With a
+     * built-in policy, whose enqueue never throws.
+     */
+    @GuardedBy("lock")
+    void addStolen(Task first) {
+        addTask(first);
+        int n = numStolen;
+        if (n == 0) {
+            return;
         }
+        Task[] buffer = stolen;
+        for (int i = 0; i < n; i++) {
+            addTask(buffer[i]);
+            buffer[i] = null;
+        }
+        numStolen = 0;
     }
 
     /** stealLocked() takes a stealable task, or returns null: for a thief, or a pinned wait of the owner. */

@@ -504,7 +504,7 @@ final class Worker implements Runnable {
         }
         if (stolen != null) {
             stats.tasksStolen++;
-            work.addTask(stolen);
+            work.addStolen(stolen);
         }
         work.drainInbox();
         if (work.num() > 0) {
@@ -514,7 +514,7 @@ final class Worker implements Runnable {
         return false;
     }
 
-    /** stealFromAny() takes tasks (the oldest here, the rest via the inbox) from any other worker, waiting for their locks. Called with lock held. */
+    /** stealFromAny() takes tasks (the oldest, and up to half the rest: see Work.addStolen) from any other worker, waiting for their locks. Called with lock held. */
     @GuardedBy("lock")
     private void stealFromAny() {
         lock.unlock();
@@ -526,11 +526,11 @@ final class Worker implements Runnable {
         }
         if (stolen != null) {
             stats.tasksStolen++;
-            work.addTask(stolen);
+            work.addStolen(stolen);
         }
     }
 
-    /** stealFrom(victim) takes tasks (the oldest here, the rest via the inbox) from the worker the monitor sent us to. Called with lock held. */
+    /** stealFrom(victim) takes tasks (the oldest, and up to half the rest: see Work.addStolen) from the worker the monitor sent us to. Called with lock held. */
     @GuardedBy("lock")
     private void stealFrom(Worker victim) {
         lock.unlock();
@@ -542,7 +542,7 @@ final class Worker implements Runnable {
         }
         if (stolen != null) {
             stats.tasksStolen++;
-            work.addTask(stolen);
+            work.addStolen(stolen);
         }
     }
 
