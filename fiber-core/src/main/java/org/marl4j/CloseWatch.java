@@ -9,11 +9,13 @@ package org.marl4j;
  * while it drains its own bound worker (close on a bound thread unbinds it first).
  */
 final class CloseWatch {
-    private static final System.Logger LOG = System.getLogger(Scheduler.class.getName());
+    static final System.Logger LOG = System.getLogger(Scheduler.class.getName());
 
     private final Scheduler scheduler;
     private final long start;
-    private final long warnAt;
+    private final long warnAfter;
+    /** When to log what close waits for: warnAfter from the start, then again warnAfter after a cancellation. */
+    private long warnAt;
     private final long cancelAt;
     private final boolean bounded;
     private boolean warned;
@@ -23,6 +25,7 @@ final class CloseWatch {
     CloseWatch(Scheduler scheduler, long warnAfterNanos, long timeoutNanos) {
         this.scheduler = scheduler;
         this.start = System.nanoTime();
+        this.warnAfter = warnAfterNanos;
         this.warnAt = start + warnAfterNanos;
         this.bounded = timeoutNanos >= 0;
         this.cancelAt = bounded ? start + timeoutNanos : 0;
@@ -55,18 +58,22 @@ final class CloseWatch {
         long now = System.nanoTime();
         if (bounded && !cancelled && now - cancelAt >= 0) {
             cancelled = true;
-            warned = true; // the cancellation is the news now
-            scheduler.cancelAllWaits();
+            String done = scheduler.cancelAllWaits();
+            LOG.log(System.Logger.Level.WARNING, "close(" + (cancelAt - start) / 1_000_000 + " ms) of " + scheduler
+                    + " timed out: " + done + "; it now waits for the tasks to unwind");
+            warned = false; // if that takes long too, say what it waits for
+            warnAt = now + warnAfter;
             return;
         }
         if (!warned && now - warnAt >= 0) {
             warned = true;
-            StringBuilder dump = new StringBuilder();
-            scheduler.suspendedFibers().forEach(dump::append);
+            String report = scheduler.closeReport();
             LOG.log(System.Logger.Level.WARNING, "close() of " + scheduler + " has waited "
-                    + (now - start) / 1_000_000 + " ms for its tasks to finish; these fibers are suspended:\n"
-                    + (dump.length() == 0 ? "(none: a task holds its thread, or a bound thread has not unbound)\n" : dump)
-                    + "Wake them, or close with Scheduler.close(Duration) to cancel their waits.");
+                    + (now - start) / 1_000_000 + " ms for its tasks to finish. It waits for:\n"
+                    + (report.isEmpty() ? "(nothing found: a task may be between two steps)\n" : report)
+                    + (cancelled ? "A task that holds its thread without a marl4j wait cannot be cancelled: end it."
+                            : "Wake the suspended fibers, unbind the bound threads, or close with "
+                                    + "Scheduler.close(Duration) to cancel waits and delayed tasks."));
         }
     }
 }

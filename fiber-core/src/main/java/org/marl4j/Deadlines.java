@@ -32,6 +32,27 @@ final class Deadlines {
         siftUp(size++, entry);
     }
 
+    /**
+     * removeDelayedTasks() takes every {@link DelayedTask} out of the heap (timed-out fibers stay)
+     * and returns them: for a bounded close that gives up.
+     */
+    java.util.List<DelayedTask> removeDelayedTasks() {
+        java.util.List<DelayedTask> removed = delayedTasks();
+        removed.forEach(this::remove);
+        return removed;
+    }
+
+    /** delayedTasks() lists the {@link DelayedTask}s in the heap, in no order. */
+    java.util.List<DelayedTask> delayedTasks() {
+        java.util.List<DelayedTask> tasks = new java.util.ArrayList<>();
+        for (int i = 0; i < size; i++) {
+            if (heap[i] instanceof DelayedTask task) {
+                tasks.add(task);
+            }
+        }
+        return tasks;
+    }
+
     boolean contains(Timed entry) {
         return entry.heapIndex >= 0;
     }

@@ -54,6 +54,11 @@ public final class DelayedTask extends Timed {
         return true;
     }
 
+    /** cancelForClose() is {@link #cancel()} by a bounded close, whose caller takes the task out of the heap itself. */
+    boolean cancelForClose() {
+        return state.compareAndSet(PENDING, CANCELLED);
+    }
+
     /**
      * isCancelled() returns whether {@link #cancel()} stopped this task before it started.
      *

@@ -326,17 +326,20 @@ final class FiberWaits {
      * one at once, so that the fibers unwind (their finally blocks run) and the worker drains.
      */
     @Excludes("lock")
-    void cancelWaits() {
+    int cancelWaits() {
         lock.lock();
         try {
             cancelled = true;
+            int[] woken = {0};
             worker.suspended.forEach(f -> {
                 if (f.state == Fiber.State.YIELDED || f.state == Fiber.State.WAITING) {
                     f.wakeEpoch++;
                     work.addReadyFiber(f);
+                    woken[0]++;
                 }
             });
             work.wakeOwner();
+            return woken[0];
         } finally {
             lock.unlock();
         }

@@ -31,7 +31,11 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p><b>Blocking tasks.</b> A worker stalled for longer than the configured threshold is reported
  * once per stall: {@link WorkerStats#tasksBlocking} counts it and a JFR
- * {@link TaskBlockingEvent} records the worker's stack, taken from here.
+ * {@link TaskBlockingEvent} records the worker's stack, taken from here. A stall that strands work
+ * (something is still queued on the worker after {@link #strandedWarningNanos}: no other worker
+ * was free to take it, or it is a ready fiber or SAME_THREAD task, which cannot move) is also
+ * logged once at WARNING with the worker's stack, since it may never end by itself: a task that
+ * waits on a plain latch for work queued behind it, on a single worker, is a deadlock.
  *
  * <p><b>Parking.</b> While any worker is awake the monitor samples every {@link #CHECK_NANOS};
  * when every worker sleeps it samples every {@link #IDLE_PARK_NANOS} only, as Go's sysmon backs
@@ -48,6 +52,11 @@ final class Monitor {
     /** How often the monitor samples while every worker sleeps (Go's sysmon's longest sleep). */
     private static final long IDLE_PARK_NANOS = 10_000_000L;
 
+    /** How long a stall must strand queued work before it is logged; tests shorten it. */
+    static volatile long strandedWarningNanos = 5_000_000_000L;
+
+    private static final System.Logger LOG = System.getLogger(Scheduler.class.getName());
+
     /** lastProgress of a worker that was not active at the last sample: no progress count is negative. */
     private static final long NOT_ACTIVE = -1;
 
@@ -57,6 +66,8 @@ final class Monitor {
     private final long[] lastProgress;
     private final long[] progressSince;
     private final long[] reportedProgress;
+    /** The progress count of each worker's stall last logged as stranding work; -1 if none. */
+    private final long[] warnedProgress;
     private final Thread thread;
     private volatile boolean stopping;
 
@@ -68,6 +79,8 @@ final class Monitor {
         this.progressSince = new long[workers.length];
         this.reportedProgress = new long[workers.length];
         java.util.Arrays.fill(reportedProgress, -1);
+        this.warnedProgress = new long[workers.length];
+        java.util.Arrays.fill(warnedProgress, -1);
         this.thread = new Thread(this::run, threadName);
         this.thread.setDaemon(true); // a scheduler nobody closed must not keep the JVM alive through this
     }
@@ -125,6 +138,10 @@ final class Monitor {
             int queued = work.queued();
             if (queued > 0) {
                 sendThieves(workers[i], queued);
+                if (now - progressSince[i] >= strandedWarningNanos && warnedProgress[i] != progress) {
+                    warnedProgress[i] = progress;
+                    warnStranded(workers[i], now - progressSince[i]);
+                }
             }
             if (now - progressSince[i] >= blockingThresholdNanos && reportedProgress[i] != progress) {
                 reportedProgress[i] = progress;
@@ -142,6 +159,21 @@ final class Monitor {
                 queued--;
             }
         }
+    }
+
+    private void warnStranded(Worker worker, long heldNanos) {
+        Thread workerThread = worker.thread();
+        StringBuilder stack = new StringBuilder();
+        StackTraceElement[] frames = workerThread.getStackTrace();
+        for (int i = 0; i < Math.min(frames.length, 16); i++) {
+            stack.append("\tat ").append(frames[i]).append('\n');
+        }
+        LOG.log(System.Logger.Level.WARNING, worker + " (thread " + workerThread.getName() + ") has run one task for "
+                + heldNanos / 1_000_000 + " ms, holding its thread, while work queued on it waits: no other worker "
+                + "took it (all are busy, or it is a ready fiber or a SAME_THREAD task, which only this thread may "
+                + "run). If that task waits for the queued work, it never ends. Its stack:\n" + stack
+                + "Wait with marl4j primitives (they free the thread), wrap blocking calls in Marl.blockingCall, "
+                + "or give the scheduler more worker threads.");
     }
 
     private void reportBlocking(Worker worker, long heldNanos) {

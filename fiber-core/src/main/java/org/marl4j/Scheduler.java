@@ -222,22 +222,29 @@ public final class Scheduler implements AutoCloseable {
         } finally {
             boundLock.lock();
             try {
-                boundWorkers.remove(Thread.currentThread());
-                long[] done = new long[retiredStats.length];
-                worker.addStatsTo(done);
-                for (int i = 0; i < done.length; i++) {
-                    if (i != 3 && i != 4) { // idle and blocked are gauges: an unbound worker has none
-                        retiredStats[i] += done[i];
-                    }
-                }
-                if (boundWorkers.isEmpty()) {
-                    allUnbound.signalAll();
-                }
+                retireBound(Thread.currentThread());
             } finally {
                 boundLock.unlock();
             }
-            releasePolicy(worker);
         }
+    }
+
+    /** retireBound(thread) forgets thread's bound worker, keeping its counters; returns the worker. */
+    @GuardedBy("boundLock")
+    private Worker retireBound(Thread thread) {
+        Worker worker = boundWorkers.remove(thread);
+        long[] done = new long[retiredStats.length];
+        worker.addStatsTo(done);
+        for (int i = 0; i < done.length; i++) {
+            if (i != 3 && i != 4) { // idle and blocked are gauges: an unbound worker has none
+                retiredStats[i] += done[i];
+            }
+        }
+        if (boundWorkers.isEmpty()) {
+            allUnbound.signalAll();
+        }
+        releasePolicy(worker);
+        return worker;
     }
 
     /**
@@ -286,19 +293,26 @@ public final class Scheduler implements AutoCloseable {
      * enqueue(task, delay) schedules a task to run once {@code delay} has passed, on the worker
      * {@link #enqueue(Task)} would choose, and returns a handle that can cancel it until it starts.
      * The task waits in its worker's deadline heap: no timer thread is involved. A zero or negative
-     * delay means as soon as possible. Delayed tasks still pending when {@link #close()} is called
-     * run when due, and close() waits for them, as {@code ScheduledThreadPoolExecutor.shutdown()}
-     * does by default: cancel them first to close sooner.
+     * delay means as soon as possible. As with {@code ScheduledThreadPoolExecutor.shutdown()}:
+     * delayed tasks still pending when {@link #close()} begins run when due, and close() waits for
+     * them (cancel them first to close sooner; {@link #close(Duration)} drops them at its timeout),
+     * but no new delayed task is accepted once close() has begun, not even from this scheduler's
+     * own tasks. So a task that re-arms itself (a periodic timer, a retry loop with a delay) ends
+     * at close instead of keeping it open.
      *
      * @param task the task to run
      * @param delay how long to wait before it may run
      * @return a handle that can cancel the task until it starts
-     * @throws RejectedExecutionException if the scheduler is closed
+     * @throws RejectedExecutionException if close() has begun
      * @throws IllegalStateException if the task needs a worker of the calling thread and it has none
      */
     public DelayedTask enqueue(Task task, Duration delay) {
         Objects.requireNonNull(task, "task must not be null");
         long deadline = Fiber.deadlineAfter(Objects.requireNonNull(delay, "delay must not be null"));
+        if (closing) {
+            throw new RejectedExecutionException(this + " is closing: it accepts no new delayed task, as a "
+                    + "ScheduledThreadPoolExecutor after shutdown() (the delayed tasks already pending still run)");
+        }
         Worker own = ownWorkerOrReject();
         if (task.is(Task.Flag.SAME_THREAD) || workers.length == 0) {
             return delayOn(requireOwn(own, task), task, deadline);
@@ -431,8 +445,11 @@ public final class Scheduler implements AutoCloseable {
      *
      * <p>close() waits as long as it takes, as marl does, but never silently: once it has waited a
      * few seconds it logs, once, at WARNING through {@link System.Logger} (logger
-     * {@code org.marl4j.Scheduler}), the {@link #suspendedFibers()} it is waiting for. To give up on
-     * them, use {@link #close(Duration)}.
+     * {@code org.marl4j.Scheduler}), what it is waiting for: the {@link #suspendedFibers()}, pending
+     * delayed tasks, threads still bound, and the stack of each worker busy in a task. To give up
+     * on suspended fibers and delayed tasks, use {@link #close(Duration)}. A bound thread that
+     * ended without {@link #unbind()} is not waited for: close logs it, with the tasks it left.
+     * Delayed tasks: see {@link #enqueue(Task, Duration)}.
      *
      * @throws IllegalStateException if called from one of this scheduler's tasks or inside a
      *     {@link Marl#blockingCall} of one, which would wait for itself
@@ -443,13 +460,16 @@ public final class Scheduler implements AutoCloseable {
     }
 
     /**
-     * close(timeout) is {@link #close()} that gives up waiting for suspended fibers after
-     * {@code timeout}: every fiber of this scheduler still suspended in a wait on a marl4j primitive
-     * is then resumed with a {@link FiberCancelledException} thrown from that wait, so it unwinds
-     * and its {@code finally} blocks run, and every later wait of this scheduler's fibers throws one
-     * at once; close then completes once the tasks have unwound. A task that holds its thread
+     * close(timeout) is {@link #close()} that gives up after {@code timeout}: every fiber of this
+     * scheduler still suspended in a wait on a marl4j primitive is then resumed with a
+     * {@link FiberCancelledException} thrown from that wait, so it unwinds and its {@code finally}
+     * blocks run, and every later wait of this scheduler's fibers throws one at once; every delayed
+     * task still pending is cancelled ({@link DelayedTask#isCancelled()}), as
+     * {@code ScheduledThreadPoolExecutor.shutdownNow()} drops its queue; close then completes once
+     * the tasks have unwound, and logs at WARNING what it cancelled. A task that holds its thread
      * without waiting (a loop, a blocking call outside marl4j) cannot be cancelled: close still waits
-     * for it. Bound threads are cancelled too, but close still waits for each to unbind.
+     * for it, and logs its stack. Bound threads are cancelled too, but close still waits for each
+     * to unbind.
      *
      * @param timeout how long to wait for fibers to be woken before cancelling their waits; zero
      *     cancels at once
@@ -475,7 +495,9 @@ public final class Scheduler implements AutoCloseable {
         try {
             closing = true;
             while (!boundWorkers.isEmpty()) {
-                allUnbound.awaitNanos(Math.min(watch.nanosUntilDue(), Long.MAX_VALUE / 2));
+                // A bound thread checks in at most this often for having ended without unbind().
+                allUnbound.awaitNanos(Math.min(watch.nanosUntilDue(), DEAD_BOUND_THREAD_CHECK_NANOS));
+                forgetEndedBoundThreads();
                 if (watch.due()) {
                     boundLock.unlock(); // the watch takes worker locks, never taken under boundLock
                     try {
@@ -536,19 +558,88 @@ public final class Scheduler implements AutoCloseable {
         }
     }
 
-    /** cancelAllWaits() is close(Duration) giving up: every worker's suspended fibers are cancelled. */
-    void cancelAllWaits() {
-        for (Worker worker : workers) {
-            worker.waits.cancelWaits();
+    /** How often close() looks for bound threads that ended without unbind(), in nanoseconds. */
+    private static final long DEAD_BOUND_THREAD_CHECK_NANOS = 100_000_000L;
+
+    /**
+     * forgetEndedBoundThreads() is close() giving up on bound threads that have ended without
+     * {@link #unbind()}: nothing can run their tasks any more, so close would wait for them forever.
+     * Each is logged at WARNING with the tasks it leaves. Called with boundLock held.
+     */
+    @GuardedBy("boundLock")
+    private void forgetEndedBoundThreads() {
+        List<Thread> ended = new ArrayList<>();
+        for (Thread thread : boundWorkers.keySet()) {
+            if (!thread.isAlive()) {
+                ended.add(thread);
+            }
         }
-        List<Worker> bound;
+        for (Thread thread : ended) {
+            boolean left = retireBound(thread).work.queued() > 0;
+            CloseWatch.LOG.log(System.Logger.Level.WARNING, "thread " + thread.getName() + " ended while bound to "
+                    + this + ", without calling unbind(): close() does not wait for it"
+                    + (left ? ", and the tasks queued on it will never run" : "")
+                    + ". Unbind every bound thread before it ends (try (var b = scheduler.bind()) { ... }).");
+        }
+    }
+
+    /**
+     * cancelAllWaits() is close(Duration) giving up: every worker's suspended fibers are cancelled
+     * and its pending delayed tasks dropped. Returns what it did, for the close's log.
+     */
+    String cancelAllWaits() {
+        List<Worker> all = new ArrayList<>(List.of(workers));
         boundLock.lock();
         try {
-            bound = new ArrayList<>(boundWorkers.values());
+            all.addAll(boundWorkers.values());
         } finally {
             boundLock.unlock();
         }
-        bound.forEach(w -> w.waits.cancelWaits()); // outside boundLock: a worker lock is not taken under it
+        int fibers = 0;
+        int delayed = 0;
+        for (Worker w : all) { // outside boundLock: a worker lock is not taken under it
+            fibers += w.waits.cancelWaits();
+            delayed += w.work.dropDelayed();
+        }
+        return "cancelled the waits of " + fibers + " suspended fiber(s) and " + delayed + " pending delayed task(s)";
+    }
+
+    /**
+     * closeReport() describes, for close()'s warning, what it is waiting for: suspended fibers,
+     * pending delayed tasks, threads still bound, and each worker thread busy in a task, with its
+     * stack. Takes each worker's lock in turn, never under boundLock.
+     */
+    String closeReport() {
+        StringBuilder report = new StringBuilder();
+        suspendedFibers().forEach(report::append);
+        Map<Thread, Worker> bound;
+        boundLock.lock();
+        try {
+            bound = new HashMap<>(boundWorkers);
+        } finally {
+            boundLock.unlock();
+        }
+        List<Worker> all = new ArrayList<>(List.of(workers));
+        all.addAll(bound.values());
+        for (Worker worker : all) {
+            String delayed = worker.work.delayedSummary();
+            if (!delayed.isEmpty()) {
+                report.append(worker).append(": ").append(delayed).append('\n');
+            }
+        }
+        bound.keySet().forEach(t -> report.append("thread ").append(t.getName())
+                .append(" is still bound: close() waits for it to call unbind()\n"));
+        for (Worker worker : workers) {
+            Thread thread = worker.thread();
+            if (thread != null && thread.isAlive() && worker.work.activity() == Work.ACTIVE) {
+                report.append(worker).append(" is busy in a task (").append(thread.getState()).append("):\n");
+                StackTraceElement[] stack = thread.getStackTrace();
+                for (int i = 0; i < Math.min(stack.length, 12); i++) {
+                    report.append("\tat ").append(stack[i]).append('\n');
+                }
+            }
+        }
+        return report.toString();
     }
 
     /**

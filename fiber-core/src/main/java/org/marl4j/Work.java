@@ -678,6 +678,49 @@ final class Work {
         return numDelayed;
     }
 
+    /**
+     * dropDelayed() is a bounded close giving up: it cancels every delayed task still pending here,
+     * as {@code ScheduledThreadPoolExecutor.shutdownNow()} drops its queue, and returns how many.
+     */
+    @Excludes("lock")
+    int dropDelayed() {
+        lock.lock();
+        try {
+            int dropped = 0;
+            for (DelayedTask task : deadlines.removeDelayedTasks()) {
+                numDelayed--;
+                if (task.cancelForClose()) {
+                    dropped++;
+                }
+            }
+            wakeOwner(); // it may have been sleeping until the first of them was due
+            return dropped;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * delayedSummary() is, for close()'s warning, how many delayed tasks are pending here and when
+     * the first is due ("" if none). Takes the lock.
+     */
+    @Excludes("lock")
+    String delayedSummary() {
+        lock.lock();
+        try {
+            if (numDelayed == 0) {
+                return "";
+            }
+            long first = Long.MAX_VALUE;
+            for (DelayedTask task : deadlines.delayedTasks()) {
+                first = Math.min(first, task.deadline - System.nanoTime());
+            }
+            return numDelayed + " delayed task(s), the first due in " + Math.max(0, first / 1_000_000) + " ms";
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** addWaiting(fiber, deadline) files a fiber suspended with a timeout. */
     @GuardedBy("lock")
     void addWaiting(Fiber fiber, long deadline) {

@@ -164,4 +164,23 @@ class MonitorTest {
             throw new AssertionError(e);
         }
     }
+
+    @org.junit.jupiter.api.Test
+    void aTaskHoldingTheOnlyWorker_whileWorkWaitsBehindIt_isLoggedWithItsStack() throws Exception {
+        long before = Monitor.strandedWarningNanos;
+        Monitor.strandedWarningNanos = Duration.ofMillis(50).toNanos();
+        CountDownLatch release = new CountDownLatch(1);
+        try (LogCapture log = LogCapture.of(Scheduler.class);
+                Scheduler scheduler = new Scheduler(TestSchedulers.config(1))) {
+            try {
+                scheduler.enqueue(new Task(() -> blockOn(release))); // holds the only worker's thread
+                scheduler.enqueue(new Task(() -> {}));                 // and this waits behind it
+                await().atMost(LONG).until(() -> log.contains("WARNING", "has run one task", "blockOn"));
+            } finally {
+                release.countDown();
+            }
+        } finally {
+            Monitor.strandedWarningNanos = before;
+        }
+    }
 }

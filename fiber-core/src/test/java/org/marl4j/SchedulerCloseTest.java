@@ -11,12 +11,12 @@ import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.logging.Handler;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.Test;
 
 /** close() never strands a bound thread, never hangs silently, and a bounded close cancels waits. */
@@ -100,22 +100,7 @@ class SchedulerCloseTest {
 
     @Test
     void close_thatWaitsLong_logsTheSuspendedFibersOnce() {
-        Logger logger = Logger.getLogger(Scheduler.class.getName());
-        List<String> logged = new java.util.concurrent.CopyOnWriteArrayList<>();
-        Handler handler = new Handler() {
-            @Override
-            public void publish(LogRecord record) {
-                logged.add(record.getLevel() + " " + record.getMessage());
-            }
-
-            @Override
-            public void flush() {}
-
-            @Override
-            public void close() {}
-        };
-        logger.addHandler(handler);
-        try {
+        try (LogCapture log = LogCapture.of(Scheduler.class)) {
             Scheduler.Config config = TestSchedulers.config(1);
             config.closeWarningAfter = Duration.ofMillis(50);
             Scheduler scheduler = new Scheduler(config);
@@ -127,15 +112,13 @@ class SchedulerCloseTest {
             }));
             started.await();
             Thread closer = TestSchedulers.startThread("closer", scheduler::close);
-            await().atMost(LONG).until(() -> logged.stream().anyMatch(m -> m.contains("close() of")));
+            await().atMost(LONG).until(() -> log.contains("close() of"));
             release.signal();
             join(closer);
-            List<String> warnings = logged.stream().filter(m -> m.contains("close() of")).toList();
+            List<String> warnings = log.lines().stream().filter(m -> m.contains("close() of")).toList();
             assertEquals(1, warnings.size(), warnings.toString());
             assertTrue(warnings.get(0).startsWith("WARNING"), warnings.get(0));
             assertTrue(warnings.get(0).contains("Event.await"), "the dump shows where the fiber waits: " + warnings.get(0));
-        } finally {
-            logger.removeHandler(handler);
         }
     }
 
@@ -186,5 +169,70 @@ class SchedulerCloseTest {
         assertTrue(thrown.get() instanceof IllegalStateException, String.valueOf(thrown.get()));
         assertTrue(thrown.get().getMessage().contains("Marl.blockingCall"), thrown.get().getMessage());
         assertTrue(!thrown.get().getMessage().contains("unbind() first"), thrown.get().getMessage());
+    }
+
+    @ForEachWorkerCount
+    void closeWithTimeout_dropsPendingDelayedTasks_andLogsWhatItCancelled(int workers) {
+        Scheduler.Config config = TestSchedulers.config(workers);
+        AtomicReference<DelayedTask> delayed = new AtomicReference<>();
+        try (LogCapture log = LogCapture.of(Scheduler.class)) {
+            Thread closer = TestSchedulers.startThread("closer", () -> {
+                Scheduler scheduler = new Scheduler(config);
+                if (workers == 0) {
+                    scheduler.bind(); // close() on this thread then unbinds it, waiting for its delayed task
+                    delayed.set(scheduler.enqueue(new Task(() -> {}, Task.Flag.SAME_THREAD), Duration.ofHours(1)));
+                } else {
+                    delayed.set(scheduler.enqueue(new Task(() -> {}), Duration.ofHours(1)));
+                }
+                scheduler.close(Duration.ofMillis(20));
+            });
+            join(closer); // fails after LONG if close waits for the task's hour
+            assertTrue(log.contains("WARNING", "timed out", "1 pending delayed task"), log.toString());
+        }
+        assertTrue(delayed.get().isCancelled(), "the pending delayed task was cancelled");
+        TestSchedulers.assertNoThreadsLeft(config.getThreadNamePrefix());
+    }
+
+    @ParameterizedTest1to8
+    void aDelayedTask_isRejectedOnceCloseHasBegun_evenFromTheSchedulersOwnTask(int workers) throws Exception {
+        Scheduler scheduler = new Scheduler(TestSchedulers.config(workers));
+        CountDownLatch running = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicReference<Throwable> refused = new AtomicReference<>();
+        scheduler.enqueue(new Task(() -> {
+            running.countDown();
+            try {
+                assertTrue(release.await(LONG.toMillis(), TimeUnit.MILLISECONDS));
+                scheduler.enqueue(new Task(() -> {}), Duration.ofMillis(1));
+            } catch (Throwable t) {
+                refused.set(t);
+            }
+        }));
+        assertTrue(running.await(LONG.toMillis(), TimeUnit.MILLISECONDS));
+        Thread closer = TestSchedulers.startThread("closer", scheduler::close);
+        await().atMost(LONG).until(() -> {
+            try {
+                scheduler.enqueue(new Task(() -> {}));
+                return false;
+            } catch (RejectedExecutionException closing) {
+                return true; // close() has begun
+            }
+        });
+        release.countDown();
+        join(closer);
+        assertTrue(refused.get() instanceof RejectedExecutionException, String.valueOf(refused.get()));
+        assertTrue(refused.get().getMessage().contains("no new delayed task"), refused.get().getMessage());
+    }
+
+    @Test
+    void aBoundThreadThatEndsWithoutUnbinding_isNotWaitedFor_andIsLogged() {
+        Scheduler.Config config = TestSchedulers.config(1);
+        try (LogCapture log = LogCapture.of(Scheduler.class)) {
+            Scheduler scheduler = new Scheduler(config);
+            join(TestSchedulers.startThread("forgetful-binder", scheduler::bind)); // ends still bound
+            join(TestSchedulers.startThread("closer", scheduler::close)); // fails after LONG if close waits for it
+            assertTrue(log.contains("WARNING", "forgetful-binder", "without calling unbind()"), log.toString());
+        }
+        TestSchedulers.assertNoThreadsLeft(config.getThreadNamePrefix());
     }
 }

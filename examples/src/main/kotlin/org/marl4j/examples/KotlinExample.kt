@@ -58,8 +58,8 @@ private fun fiberBlockingInCoroutines() {
 
 private fun runSuspendingOnAFiber() {
     Scheduler(Scheduler.Config.allCores()).use { scheduler ->
-        val result = CompletableFuture<String>()
         // readme:begin kotlin-run-suspending
+        val result = CompletableFuture<String>()
         scheduler.enqueue(Task {
             // A marl task (plain, non-suspending code on a fiber) calling suspending code:
             // only this fiber waits; the worker thread runs other tasks meanwhile.
@@ -69,8 +69,8 @@ private fun runSuspendingOnAFiber() {
             }
             result.complete(greeting)
         })
+        println(result.join()) // Hello from a coroutine, called from a fiber
         // readme:end kotlin-run-suspending
-        println(result.join())
     }
 }
 

@@ -62,7 +62,8 @@ import org.marl4j.Task;
  *
  * <p>All methods are safe to call from any thread. Calling {@link #close()} or
  * {@link #awaitTermination} from one of this executor's own tasks waits for that task itself and
- * never returns, as with {@code ThreadPoolExecutor}.
+ * never returns, as with {@code ThreadPoolExecutor}; close() then logs a warning saying so after
+ * a few seconds (logger {@code org.marl4j.futures.MarlExecutorService}).
  */
 public final class MarlExecutorService extends AbstractExecutorService {
     /*
@@ -83,6 +84,8 @@ public final class MarlExecutorService extends AbstractExecutorService {
      * only then is the executor marked terminated.
      */
     private static final long SHUTDOWN = 1L << 62;
+    /** How long close() waits before it logs what it waits for; tests shorten it. */
+    static java.time.Duration closeWarningAfter = java.time.Duration.ofSeconds(5);
 
     private final Scheduler scheduler;
     private final boolean ownsScheduler;
@@ -271,6 +274,8 @@ public final class MarlExecutorService extends AbstractExecutorService {
      * thread is interrupted while waiting, it calls {@link #shutdownNow()}, keeps waiting, and
      * returns with the interrupt status set. Does nothing if already terminated. On a fiber of the
      * scheduler this executor owns, it waits for the last task only, as {@link #awaitTermination} does.
+     * A close still waiting after five seconds logs, once, at WARNING how many tasks it waits for,
+     * and that a close from one of them waits for itself.
      */
     @Override
     public void close() {
@@ -280,10 +285,21 @@ public final class MarlExecutorService extends AbstractExecutorService {
         shutdown();
         Latch done = onOwnedSchedulersFiber() ? drained : terminated;
         boolean interrupted = false;
+        boolean warned = false;
         while (true) {
             try {
-                done.await();
-                break;
+                if (warned) {
+                    done.await();
+                    break;
+                }
+                if (done.await(closeWarningAfter.toNanos())) {
+                    break;
+                }
+                warned = true;
+                LOGGER.log(System.Logger.Level.WARNING, () -> "close() of " + this + " has waited "
+                        + closeWarningAfter.toMillis() + " ms for " + (ctl.get() & ~SHUTDOWN)
+                        + " unfinished task(s). Called from one of them, it waits for itself and never "
+                        + "returns: close the executor from outside its tasks.");
             } catch (InterruptedException e) {
                 if (!interrupted) {
                     shutdownNow();

@@ -503,4 +503,19 @@ class MarlExecutorServiceTest {
         }
         assertTrue(Duration.ZERO.isZero());
     }
+
+    @Test
+    void close_fromOneOfItsOwnTasks_waitsForItself_andSaysSo() throws Exception {
+        Duration warnAfter = MarlExecutorService.closeWarningAfter;
+        MarlExecutorService.closeWarningAfter = Duration.ofMillis(50);
+        Scheduler scheduler = new Scheduler(TestSchedulers.config(1));
+        try (org.marl4j.LogCapture log = org.marl4j.LogCapture.of(MarlExecutorService.class)) {
+            MarlExecutorService executor = new MarlExecutorService(scheduler);
+            executor.execute(executor::close);
+            await().atMost(TestSchedulers.PATIENCE).until(() -> log.contains("WARNING", "waits for itself", "1 unfinished task"));
+        } finally {
+            scheduler.close(Duration.ZERO); // cancels the close's wait: the task unwinds
+            MarlExecutorService.closeWarningAfter = warnAfter;
+        }
+    }
 }

@@ -113,6 +113,24 @@ class MarlDispatcherTest {
         assertTimeoutPreemptively(TestSchedulers.PATIENCE) { scheduler.close() }
     }
 
+    @Test
+    fun aCoroutineThatDelaysInALoopIsCancelledByClose_insteadOfHoldingItOpen() {
+        val scheduler = Scheduler(TestSchedulers.config(2))
+        val ticks = AtomicInteger()
+        val looper = kotlinx.coroutines.CoroutineScope(scheduler.asCoroutineDispatcher()).launch {
+            while (true) {
+                delay(5)
+                ticks.incrementAndGet()
+            }
+        }
+        org.awaitility.Awaitility.await().atMost(TestSchedulers.PATIENCE).until { ticks.get() >= 3 }
+        // Once close() has begun no new delayed task is accepted, so the next delay is refused.
+        assertTimeoutPreemptively(TestSchedulers.PATIENCE) { scheduler.close() }
+        runBlocking { looper.join() }
+        assertTrue(looper.isCancelled)
+        assertInstanceOf(RejectedExecutionException::class.java, looper.rejection())
+    }
+
     @ForEachWorkerCount
     fun limitedParallelismRunsAtMostThatManyAtOnce(workers: Int) = onScheduler(workers) { scheduler ->
         val limited = scheduler.asCoroutineDispatcher().limitedParallelism(2)

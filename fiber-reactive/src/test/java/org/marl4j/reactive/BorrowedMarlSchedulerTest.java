@@ -57,4 +57,20 @@ class BorrowedMarlSchedulerTest extends MarlSchedulerContract {
                 .expectError(java.util.concurrent.RejectedExecutionException.class)
                 .verify(TestSchedulers.PATIENCE);
     }
+
+    @Test
+    void closingTheBorrowedScheduler_stopsAFluxInterval_insteadOfWaitingForItForever() {
+        MarlScheduler s = create(2);
+        java.util.concurrent.atomic.AtomicInteger ticks = new java.util.concurrent.atomic.AtomicInteger();
+        reactor.core.Disposable interval = reactor.core.publisher.Flux.interval(java.time.Duration.ofMillis(5), s)
+                .subscribe(tick -> ticks.incrementAndGet());
+        org.awaitility.Awaitility.await().atMost(TestSchedulers.PATIENCE).until(() -> ticks.get() >= 3);
+        // As a ScheduledThreadPoolExecutor's shutdown() cancels its periodic tasks: the next tick is
+        // refused, so close() does not wait for a timer that re-arms itself for ever. As with a
+        // disposed Reactor scheduler, the interval then stops without a signal.
+        org.marl4j.TaskErrors.join(TestSchedulers.startThread("closer", marl::close));
+        int afterClose = ticks.get();
+        org.junit.jupiter.api.Assertions.assertEquals(afterClose, ticks.get(), "no tick after close");
+        interval.dispose();
+    }
 }
