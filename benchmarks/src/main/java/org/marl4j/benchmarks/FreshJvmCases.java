@@ -37,7 +37,7 @@ final class FreshJvmCases {
 
     private static final String X = BenchSupport.ADD_EXPORTS;
     /** The longest one fresh-JVM case may run before it is ended and reported as failed. */
-    private static final long CASE_TIMEOUT_SECONDS = 180;
+    private static final long CASE_TIMEOUT_SECONDS = 90;
 
     /** sections(quick) lists the sections; quick shortens the timed ones to a smoke test. */
     static List<Section> sections(boolean quick) {
@@ -126,10 +126,12 @@ final class FreshJvmCases {
         Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
         // A case that thrashes the GC near its heap limit (the 512 MiB burst) may never end by itself:
         // end it, and report it as failed, once it has had far longer than any passing run needs.
+        java.util.concurrent.atomic.AtomicBoolean ended = new java.util.concurrent.atomic.AtomicBoolean();
         Thread watchdog = Thread.ofPlatform().daemon().start(() -> {
             try {
                 if (!p.waitFor(CASE_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-                    p.destroyForcibly();
+                    ended.set(true);
+                    p.destroyForcibly(); // also closes the output stream the loop below reads
                 }
             } catch (InterruptedException ignored) {
                 // the case ended first
@@ -147,6 +149,11 @@ final class FreshJvmCases {
                     other.append(line).append('\n');
                 }
             }
+        } catch (IOException closed) {
+            if (!ended.get()) {
+                throw closed;
+            }
+            // The watchdog ended the case: its exit code below reports it.
         }
         int exit = p.waitFor();
         watchdog.interrupt();
