@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
  */
 final class IdleWorkers {
     /** Size of the ring of recently spinning workers that enqueue prefers (marl's value). */
-    private static final int SPINNING_WORKER_SLOTS = 8;
+    static final int SPINNING_WORKER_SLOTS = 8;
 
     private final Worker[] workers;
     private final AtomicIntegerArray spinningWorkers = new AtomicIntegerArray(SPINNING_WORKER_SLOTS);
@@ -31,18 +31,8 @@ final class IdleWorkers {
         }
     }
 
-    /**
-     * takeSpinning() takes a recently spinning worker's id out of the ring, or returns -1. While no
-     * worker spins it returns -1 after one plain read: a producer feeding busy workers finds nobody
-     * spinning on nearly every enqueue, and claiming a ring slot (an atomic read-modify-write of a
-     * line every producer shares) cost it more than the rest of its enqueue. A worker that starts
-     * spinning just after the read is missed, as it would be just after the claim; it takes the
-     * task by stealing, as then.
-     */
+    /** takeSpinning() takes a recently spinning worker's id out of the ring, or returns -1. */
     int takeSpinning() {
-        if (numSpinning.get() == 0) {
-            return -1;
-        }
         int slot = nextSpinningWorkerIdx.decrementAndGet() & (SPINNING_WORKER_SLOTS - 1);
         return spinningWorkers.get(slot) >= 0 ? spinningWorkers.getAndSet(slot, -1) : -1;
     }

@@ -415,7 +415,8 @@ public final class Scheduler implements AutoCloseable {
     private void enqueueOnWorkerThreads(Task task) {
         int count = workers.length;
         while (true) {
-            int idx = idle.takeSpinning();
+            // With one worker there is nothing to choose: its spinning ring is not worth an atomic.
+            int idx = count == 1 ? 0 : idle.takeSpinning();
             if (idx < 0) {
                 idx = nextRoundRobin(count);
             }

@@ -22,7 +22,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * Where an enqueue goes. A task enqueued from one of the scheduler's worker threads goes onto that
  * worker's own queue (issue 10): it runs there, in FIFO order with the worker's other tasks, unless
  * another worker steals it; and a worker blocked in a task never strands it, whatever the spin
- * duration. Tasks enqueued from outside while no worker spins are dealt round-robin.
+ * duration. Tasks enqueued from outside while no worker has spun lately are dealt round-robin.
  */
 class LocalEnqueueTest {
 
@@ -223,7 +223,11 @@ class LocalEnqueueTest {
             CountDownLatch ran = new CountDownLatch(workers);
             try {
                 assertTrue(blocking.await(LONG.toMillis(), TimeUnit.MILLISECONDS), "the workers did not start blocking");
-                // Nobody spins (every worker blocks its thread), so each enqueue takes the next worker in turn.
+                // Nobody spins (every worker blocks its thread); clear the ring of workers that spun
+                // before, which an enqueue would prefer, so each enqueue takes the next worker in turn.
+                for (int i = 0; i < IdleWorkers.SPINNING_WORKER_SLOTS; i++) {
+                    scheduler.idle.takeSpinning();
+                }
                 for (int i = 0; i < workers; i++) {
                     scheduler.enqueue(new Task(ran::countDown));
                 }
