@@ -275,7 +275,11 @@ public final class Event {
         }
     }
 
-    /** await() blocks until the event is signalled; an AUTO event is then cleared. */
+    /**
+     * await() blocks until the event is signalled; an AUTO event is then cleared. On a fiber it
+     * suspends the fiber; on a plain thread it parks the thread. Not interruptible (as every
+     * marl4j wait): an interrupt stays pending for the code after the wait.
+     */
     public void await() {
         Fiber fiber = Fiber.current();
         if (fiber != null) {

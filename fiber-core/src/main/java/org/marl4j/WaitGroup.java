@@ -140,7 +140,11 @@ public final class WaitGroup {
         return count.get();
     }
 
-    /** await() blocks until the count is zero. */
+    /**
+     * await() blocks until the count is zero. On a fiber it suspends the fiber; on a plain thread
+     * it parks the thread. Not interruptible (as every marl4j wait): an interrupt stays pending
+     * for the code after the wait.
+     */
     public void await() {
         await(false, 0);
     }
