@@ -162,16 +162,10 @@ final class Monitor {
     }
 
     private void warnStranded(Worker worker, long heldNanos) {
-        Thread workerThread = worker.thread();
-        StringBuilder stack = new StringBuilder();
-        StackTraceElement[] frames = workerThread.getStackTrace();
-        for (int i = 0; i < Math.min(frames.length, 16); i++) {
-            stack.append("\tat ").append(frames[i]).append('\n');
-        }
-        LOG.log(System.Logger.Level.WARNING, worker + " (thread " + workerThread.getName() + ") has run one task for "
+        LOG.log(System.Logger.Level.WARNING, worker + " (thread " + worker.thread().getName() + ") has run one task for "
                 + heldNanos / 1_000_000 + " ms, holding its thread, while work queued on it waits: no other worker "
                 + "took it (all are busy, or it is a ready fiber or a SAME_THREAD task, which only this thread may "
-                + "run). If that task waits for the queued work, it never ends. Its stack:\n" + stack
+                + "run). If that task waits for the queued work, it never ends. Its stack:\n" + worker.threadStack(16)
                 + "Wait with marl4j primitives (they free the thread), wrap blocking calls in Marl.blockingCall, "
                 + "or give the scheduler more worker threads.");
     }
@@ -182,16 +176,11 @@ final class Monitor {
         if (!event.shouldCommit()) {
             return;
         }
-        Thread workerThread = worker.thread();
-        StringBuilder stack = new StringBuilder();
-        for (StackTraceElement frame : workerThread.getStackTrace()) {
-            stack.append(frame).append('\n');
-        }
         event.scheduler = TaskRunEvent.schedulerName(scheduler);
         event.workerId = worker.id;
-        event.workerThread = workerThread.getName();
+        event.workerThread = worker.thread().getName();
         event.heldFor = heldNanos;
-        event.workerStack = stack.toString();
+        event.workerStack = worker.threadStack(Integer.MAX_VALUE);
         event.commit();
     }
 }

@@ -590,15 +590,10 @@ public final class Scheduler implements AutoCloseable {
      */
     String cancelAllWaits() {
         List<Worker> all = new ArrayList<>(List.of(workers));
-        boundLock.lock();
-        try {
-            all.addAll(boundWorkers.values());
-        } finally {
-            boundLock.unlock();
-        }
+        all.addAll(boundSnapshot().values());
         int fibers = 0;
         int delayed = 0;
-        for (Worker w : all) { // outside boundLock: a worker lock is not taken under it
+        for (Worker w : all) {
             fibers += w.waits.cancelWaits();
             delayed += w.work.dropDelayed();
         }
@@ -613,13 +608,7 @@ public final class Scheduler implements AutoCloseable {
     String closeReport() {
         StringBuilder report = new StringBuilder();
         suspendedFibers().forEach(report::append);
-        Map<Thread, Worker> bound;
-        boundLock.lock();
-        try {
-            bound = new HashMap<>(boundWorkers);
-        } finally {
-            boundLock.unlock();
-        }
+        Map<Thread, Worker> bound = boundSnapshot();
         List<Worker> all = new ArrayList<>(List.of(workers));
         all.addAll(bound.values());
         for (Worker worker : all) {
@@ -633,11 +622,8 @@ public final class Scheduler implements AutoCloseable {
         for (Worker worker : workers) {
             Thread thread = worker.thread();
             if (thread != null && thread.isAlive() && worker.work.activity() == Work.ACTIVE) {
-                report.append(worker).append(" is busy in a task (").append(thread.getState()).append("):\n");
-                StackTraceElement[] stack = thread.getStackTrace();
-                for (int i = 0; i < Math.min(stack.length, 12); i++) {
-                    report.append("\tat ").append(stack[i]).append('\n');
-                }
+                report.append(worker).append(" is busy in a task (").append(thread.getState()).append("):\n")
+                        .append(worker.threadStack(12));
             }
         }
         return report.toString();
@@ -686,15 +672,21 @@ public final class Scheduler implements AutoCloseable {
         for (Worker worker : workers) {
             worker.waits.addSuspendedTo(all);
         }
-        Map<Thread, Worker> bound;
+        boundSnapshot().values().forEach(worker -> worker.waits.addSuspendedTo(all));
+        return all;
+    }
+
+    /**
+     * boundSnapshot() copies the bound threads and their workers, for a walk that takes worker
+     * locks: those are never taken under boundLock.
+     */
+    private Map<Thread, Worker> boundSnapshot() {
         boundLock.lock();
         try {
-            bound = new HashMap<>(boundWorkers); // walk outside boundLock: a worker lock is not taken under it
+            return new HashMap<>(boundWorkers);
         } finally {
             boundLock.unlock();
         }
-        bound.values().forEach(worker -> worker.waits.addSuspendedTo(all));
-        return all;
     }
 
     /**

@@ -203,6 +203,19 @@ final class Worker implements Runnable {
     }
 
     /**
+     * threadStack(maxFrames) is where the worker's thread is now, innermost first, one
+     * {@code "\tat frame"} line per frame, at most maxFrames: for the monitor's and close()'s reports.
+     */
+    String threadStack(int maxFrames) {
+        StackTraceElement[] frames = thread.getStackTrace();
+        StringBuilder stack = new StringBuilder();
+        for (int i = 0; i < Math.min(frames.length, maxFrames); i++) {
+            stack.append("\tat ").append(frames[i]).append('\n');
+        }
+        return stack.toString();
+    }
+
+    /**
      * runThread() is the body of a multi-threaded worker's thread. An internal error (a bug, or a
      * scheduling policy breaking its contract) is reported and the worker goes on: it never dies
      * with work queued.

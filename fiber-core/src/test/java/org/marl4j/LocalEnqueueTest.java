@@ -28,15 +28,20 @@ class LocalEnqueueTest {
 
     /** blockOthers(scheduler, workers, release) occupies every worker but 0 with a task blocking its thread. */
     private static void blockOthers(Scheduler scheduler, int workers, CountDownLatch release) throws InterruptedException {
-        CountDownLatch blocking = new CountDownLatch(workers - 1);
-        for (int i = 1; i < workers; i++) {
+        block(scheduler, 1, workers, release);
+    }
+
+    /** block(scheduler, from, workers, release) occupies workers from..workers-1 with a task blocking its thread. */
+    private static void block(Scheduler scheduler, int from, int workers, CountDownLatch release) throws InterruptedException {
+        CountDownLatch blocking = new CountDownLatch(workers - from);
+        for (int i = from; i < workers; i++) {
             Worker w = scheduler.worker(i);
             w.work.enqueue(new Task(() -> {
                 blocking.countDown();
                 awaitLatch(release);
             }), w);
         }
-        assertTrue(blocking.await(LONG.toMillis(), TimeUnit.MILLISECONDS), "the other workers did not start blocking");
+        assertTrue(blocking.await(LONG.toMillis(), TimeUnit.MILLISECONDS), "the workers did not start blocking");
     }
 
     private static void awaitLatch(CountDownLatch latch) {
@@ -211,18 +216,10 @@ class LocalEnqueueTest {
     void tasksEnqueuedFromOutside_whileEveryWorkerIsBusy_areDealtOnePerWorker(int workers) throws Exception {
         TaskErrors errors = new TaskErrors();
         CountDownLatch release = new CountDownLatch(1);
-        CountDownLatch blocking = new CountDownLatch(workers);
         try (Scheduler scheduler = new Scheduler(errors.config(workers))) {
-            for (int i = 0; i < workers; i++) {
-                Worker w = scheduler.worker(i);
-                w.work.enqueue(new Task(() -> {
-                    blocking.countDown();
-                    awaitLatch(release);
-                }), w);
-            }
             CountDownLatch ran = new CountDownLatch(workers);
             try {
-                assertTrue(blocking.await(LONG.toMillis(), TimeUnit.MILLISECONDS), "the workers did not start blocking");
+                block(scheduler, 0, workers, release);
                 // Nobody spins (every worker blocks its thread); clear the ring of workers that spun
                 // before, which an enqueue would prefer, so each enqueue takes the next worker in turn.
                 for (int i = 0; i < IdleWorkers.SPINNING_WORKER_SLOTS; i++) {
