@@ -76,6 +76,10 @@ final class Monitor {
         this.workers = workers;
         this.blockingThresholdNanos = blockingThresholdNanos;
         this.lastProgress = new long[workers.length];
+        // The first sample of each worker is a baseline: a worker whose thread has just started is
+        // active with no progress, and compared with a zero here it looked stalled since time 0 (a
+        // WARNING "has run one task for <uptime> ms", and a tasksBlocking count, at start-up).
+        java.util.Arrays.fill(lastProgress, NOT_ACTIVE);
         this.progressSince = new long[workers.length];
         this.reportedProgress = new long[workers.length];
         java.util.Arrays.fill(reportedProgress, -1);
@@ -112,8 +116,8 @@ final class Monitor {
         }
     }
 
-    /** check(now) samples every worker once; returns whether any worker is awake. */
-    private boolean check(long now) {
+    /** check(now) samples every worker once; returns whether any worker is awake. Monitor thread only (and tests). */
+    boolean check(long now) {
         boolean anyAwake = false;
         for (int i = 0; i < workers.length; i++) {
             Work work = workers[i].work;

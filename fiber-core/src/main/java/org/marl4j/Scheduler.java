@@ -3,7 +3,6 @@ package org.marl4j;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -11,8 +10,6 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.IntConsumer;
 import java.util.function.Supplier;
 
@@ -67,14 +64,8 @@ public final class Scheduler implements AutoCloseable {
     final long spinNanos;
     final boolean checkLocks;
 
-    private final ReentrantLock boundLock = new ReentrantLock();
-    private final Condition allUnbound = boundLock.newCondition();
-    /** Guarded by boundLock. */
-    private final Map<Thread, Worker> boundWorkers = new HashMap<>();
-    /** Counters of bound workers that have unbound, guarded by boundLock; see Stats. */
-    private final long[] retiredStats = new long[WorkerStats.COUNT];
-    /** Set by close(): from then on only the scheduler's own threads may enqueue. */
-    private volatile boolean closing;
+    /** The threads bound to this scheduler; closing once close() has begun, after which only the scheduler's own threads may enqueue. */
+    private final BoundThreads bound = new BoundThreads(this);
 
     /**
      * Scheduler(config) creates a scheduler and starts its worker threads, and, if it has any, the
@@ -164,7 +155,7 @@ public final class Scheduler implements AutoCloseable {
                     ? "this thread is already bound to " + this + ": bind() once, and unbind() before binding again"
                     : "this thread is already bound to " + existing.scheduler + ": unbind() it before binding another scheduler");
         }
-        return new Binding(bind(false));
+        return new Binding(bound.bind(false));
     }
 
     /**
@@ -173,22 +164,7 @@ public final class Scheduler implements AutoCloseable {
      * until the call has unbound.
      */
     void bindForBlockingCall() {
-        bind(true);
-    }
-
-    private Worker bind(boolean whileClosing) {
-        boundLock.lock();
-        try {
-            if (closing && !whileClosing) {
-                throw new IllegalStateException(this + " is closed: a closed scheduler cannot be bound");
-            }
-            Worker worker = new Worker(this, -1, Worker.Mode.SINGLE_THREADED, whileClosing);
-            worker.bindToCurrentThread();
-            boundWorkers.put(Thread.currentThread(), worker);
-            return worker;
-        } finally {
-            boundLock.unlock();
-        }
+        bound.bind(true);
     }
 
     /**
@@ -220,31 +196,8 @@ public final class Scheduler implements AutoCloseable {
         try {
             worker.stopSingleThreaded(watch);
         } finally {
-            boundLock.lock();
-            try {
-                retireBound(Thread.currentThread());
-            } finally {
-                boundLock.unlock();
-            }
+            bound.unbound(Thread.currentThread());
         }
-    }
-
-    /** retireBound(thread) forgets thread's bound worker, keeping its counters; returns the worker. */
-    @GuardedBy("boundLock")
-    private Worker retireBound(Thread thread) {
-        Worker worker = boundWorkers.remove(thread);
-        long[] done = new long[retiredStats.length];
-        worker.addStatsTo(done);
-        for (int i = 0; i < done.length; i++) {
-            if (i != 3 && i != 4) { // idle and blocked are gauges: an unbound worker has none
-                retiredStats[i] += done[i];
-            }
-        }
-        if (boundWorkers.isEmpty()) {
-            allUnbound.signalAll();
-        }
-        releasePolicy(worker);
-        return worker;
     }
 
     /**
@@ -269,7 +222,7 @@ public final class Scheduler implements AutoCloseable {
      */
     public void enqueue(Task task) {
         Objects.requireNonNull(task, "task must not be null");
-        if (workers.length > 0 && !closing && !task.is(Task.Flag.SAME_THREAD)) {
+        if (workers.length > 0 && !bound.closing() && !task.is(Task.Flag.SAME_THREAD)) {
             // The common cases need no thread-local lookup: a worker thread is known by its class.
             if (Thread.currentThread() instanceof WorkerThread t && t.worker.scheduler == this) {
                 enqueueOnOwnWorker(t.worker, task);
@@ -309,7 +262,7 @@ public final class Scheduler implements AutoCloseable {
     public DelayedTask enqueue(Task task, Duration delay) {
         Objects.requireNonNull(task, "task must not be null");
         long deadline = Fiber.deadlineAfter(Objects.requireNonNull(delay, "delay must not be null"));
-        if (closing) {
+        if (bound.closing()) {
             throw new RejectedExecutionException(this + " is closing: it accepts no new delayed task, as a "
                     + "ScheduledThreadPoolExecutor after shutdown() (the delayed tasks already pending still run)");
         }
@@ -344,7 +297,7 @@ public final class Scheduler implements AutoCloseable {
     private Worker ownWorkerOrReject() {
         Worker current = Worker.current();
         Worker own = current != null && current.scheduler == this ? current : null;
-        if (closing && own == null) {
+        if (bound.closing() && own == null) {
             throw new RejectedExecutionException(this + " is closed: tasks can no longer be enqueued from "
                     + "outside it (only its own tasks may enqueue while it drains)");
         }
@@ -492,36 +445,12 @@ public final class Scheduler implements AutoCloseable {
             checkMayClose(current);
             unbind(current, watch);
         }
-        boundLock.lock();
-        try {
-            closing = true;
-            while (!boundWorkers.isEmpty()) {
-                // A bound thread checks in at most this often for having ended without unbind().
-                allUnbound.awaitNanos(Math.min(watch.nanosUntilDue(), DEAD_BOUND_THREAD_CHECK_NANOS));
-                forgetEndedBoundThreads();
-                if (watch.due()) {
-                    boundLock.unlock(); // the watch takes worker locks, never taken under boundLock
-                    try {
-                        watch.act();
-                    } finally {
-                        boundLock.lock();
-                    }
-                }
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt(); // restored: close goes on uninterruptibly
-            boundLock.unlock();
-            closeWithin(timeoutNanos);
-            return;
-        } finally {
-            if (boundLock.isHeldByCurrentThread()) {
-                boundLock.unlock();
-            }
-        }
+        // Close goes on uninterruptibly; an interrupt is restored once it is done.
+        boolean interrupted = bound.closeAndAwaitUnbound(watch);
         for (Worker worker : workers) {
             worker.work.requestStop();
         }
-        boolean interrupted = Thread.interrupted();
+        interrupted |= Thread.interrupted();
         for (Worker worker : workers) {
             while (worker.thread().isAlive()) {
                 try {
@@ -559,38 +488,13 @@ public final class Scheduler implements AutoCloseable {
         }
     }
 
-    /** How often close() looks for bound threads that ended without unbind(), in nanoseconds. */
-    private static final long DEAD_BOUND_THREAD_CHECK_NANOS = 100_000_000L;
-
-    /**
-     * forgetEndedBoundThreads() is close() giving up on bound threads that have ended without
-     * {@link #unbind()}: nothing can run their tasks any more, so close would wait for them forever.
-     * Each is logged at WARNING with the tasks it leaves. Called with boundLock held.
-     */
-    @GuardedBy("boundLock")
-    private void forgetEndedBoundThreads() {
-        List<Thread> ended = new ArrayList<>();
-        for (Thread thread : boundWorkers.keySet()) {
-            if (!thread.isAlive()) {
-                ended.add(thread);
-            }
-        }
-        for (Thread thread : ended) {
-            boolean left = retireBound(thread).work.queued() > 0;
-            CloseWatch.LOG.log(System.Logger.Level.WARNING, "thread " + thread.getName() + " ended while bound to "
-                    + this + ", without calling unbind(): close() does not wait for it"
-                    + (left ? ", and the tasks queued on it will never run" : "")
-                    + ". Unbind every bound thread before it ends (try (var b = scheduler.bind()) { ... }).");
-        }
-    }
-
     /**
      * cancelAllWaits() is close(Duration) giving up: every worker's suspended fibers are cancelled
      * and its pending delayed tasks dropped. Returns what it did, for the close's log.
      */
     String cancelAllWaits() {
         List<Worker> all = new ArrayList<>(List.of(workers));
-        all.addAll(boundSnapshot().values());
+        all.addAll(bound.snapshot().values());
         int fibers = 0;
         int delayed = 0;
         for (Worker w : all) {
@@ -603,21 +507,21 @@ public final class Scheduler implements AutoCloseable {
     /**
      * closeReport() describes, for close()'s warning, what it is waiting for: suspended fibers,
      * pending delayed tasks, threads still bound, and each worker thread busy in a task, with its
-     * stack. Takes each worker's lock in turn, never under boundLock.
+     * stack. Takes each worker's lock in turn.
      */
     String closeReport() {
         StringBuilder report = new StringBuilder();
         suspendedFibers().forEach(report::append);
-        Map<Thread, Worker> bound = boundSnapshot();
+        Map<Thread, Worker> boundNow = bound.snapshot();
         List<Worker> all = new ArrayList<>(List.of(workers));
-        all.addAll(bound.values());
+        all.addAll(boundNow.values());
         for (Worker worker : all) {
             String delayed = worker.work.delayedSummary();
             if (!delayed.isEmpty()) {
                 report.append(worker).append(": ").append(delayed).append('\n');
             }
         }
-        bound.keySet().forEach(t -> report.append("thread ").append(t.getName())
+        boundNow.keySet().forEach(t -> report.append("thread ").append(t.getName())
                 .append(" is still bound: close() waits for it to call unbind()\n"));
         for (Worker worker : workers) {
             Thread thread = worker.thread();
@@ -637,21 +541,11 @@ public final class Scheduler implements AutoCloseable {
      * @return a snapshot of the counters
      */
     public Stats stats() {
-        long[] totals = new long[retiredStats.length];
+        long[] totals = new long[WorkerStats.COUNT];
         for (Worker worker : workers) {
             worker.addStatsTo(totals);
         }
-        boundLock.lock();
-        try {
-            for (int i = 0; i < totals.length; i++) {
-                totals[i] += retiredStats[i];
-            }
-            for (Worker worker : boundWorkers.values()) {
-                worker.addStatsTo(totals);
-            }
-        } finally {
-            boundLock.unlock();
-        }
+        bound.addStatsTo(totals);
         return new Stats(totals[0], totals[1], totals[2], (int) totals[3], (int) totals[4], Duration.ofNanos(totals[5]),
                 totals[6], totals[7]);
     }
@@ -672,21 +566,8 @@ public final class Scheduler implements AutoCloseable {
         for (Worker worker : workers) {
             worker.waits.addSuspendedTo(all);
         }
-        boundSnapshot().values().forEach(worker -> worker.waits.addSuspendedTo(all));
+        bound.snapshot().values().forEach(worker -> worker.waits.addSuspendedTo(all));
         return all;
-    }
-
-    /**
-     * boundSnapshot() copies the bound threads and their workers, for a walk that takes worker
-     * locks: those are never taken under boundLock.
-     */
-    private Map<Thread, Worker> boundSnapshot() {
-        boundLock.lock();
-        try {
-            return new HashMap<>(boundWorkers);
-        } finally {
-            boundLock.unlock();
-        }
     }
 
     /**
@@ -788,7 +669,8 @@ public final class Scheduler implements AutoCloseable {
         return policy;
     }
 
-    private void releasePolicy(Worker worker) {
+    /** releasePolicy(worker) takes back the scheduling policy of a bound worker that has unbound. */
+    void releasePolicy(Worker worker) {
         synchronized (policiesInUse) {
             policiesInUse.remove(worker.work.policy());
         }
@@ -827,7 +709,7 @@ public final class Scheduler implements AutoCloseable {
     @Override
     public String toString() {
         return "Scheduler@" + Integer.toHexString(System.identityHashCode(this))
-                + "[workers=" + workers.length + (closing ? ", closed" : "") + "]";
+                + "[workers=" + workers.length + (bound.closing() ? ", closed" : "") + "]";
     }
 
     /**

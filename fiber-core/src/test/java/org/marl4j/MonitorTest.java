@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import jdk.jfr.Recording;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordingFile;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -181,6 +182,24 @@ class MonitorTest {
             }
         } finally {
             Monitor.strandedWarningNanos = before;
+        }
+    }
+
+    @Test
+    void aWorkerThatHasJustStarted_isNotTakenForAStalledOne_byTheMonitorsFirstSample() {
+        try (Scheduler scheduler = new Scheduler(TestSchedulers.config(0));
+                LogCapture log = LogCapture.of(Scheduler.class)) {
+            // Active, no task begun yet, a task queued: a worker whose thread has just started.
+            Worker starting = new Worker(scheduler, 0, Worker.Mode.MULTI_THREADED, false);
+            starting.work.setActivity(Work.ACTIVE);
+            starting.work.enqueue(new Task(() -> { }), starting);
+            Monitor monitor = new Monitor(scheduler, new Worker[] {starting}, 1, "test-monitor");
+            long start = System.nanoTime();
+            monitor.check(start);
+            assertEquals(0, starting.stats.tasksBlocking, "the first sample is a baseline, not a stall since time 0");
+            assertTrue(log.lines().isEmpty(), log::toString);
+            monitor.check(start + Monitor.CHECK_NANOS); // no progress since the baseline: now a stall
+            assertEquals(1, starting.stats.tasksBlocking);
         }
     }
 }

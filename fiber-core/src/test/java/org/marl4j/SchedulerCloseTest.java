@@ -235,4 +235,42 @@ class SchedulerCloseTest {
         }
         TestSchedulers.assertNoThreadsLeft(config.getThreadNamePrefix());
     }
+    @Test
+    void close_interruptedWhileItWaitsForABoundThread_goesOnWaiting_andKeepsTheInterrupt() throws Exception {
+        Scheduler.Config config = TestSchedulers.config(1);
+        Scheduler scheduler = new Scheduler(config);
+        CountDownLatch bound = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Thread binder = TestSchedulers.startThread("binder", () -> {
+            scheduler.bind();
+            bound.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                throw new AssertionError("nobody interrupts the binder", e);
+            }
+            scheduler.unbind();
+        });
+        bound.await();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        AtomicBoolean interruptedAfterClose = new AtomicBoolean();
+        Thread closer = TestSchedulers.startThread("closer", () -> {
+            try {
+                scheduler.close();
+                interruptedAfterClose.set(Thread.currentThread().isInterrupted());
+            } catch (Throwable t) {
+                failure.set(t);
+            }
+        });
+        await().atMost(LONG).until(() -> closer.getState() == Thread.State.TIMED_WAITING);
+        closer.interrupt();
+        await().failFast(() -> assertTrue(closer.isAlive(), () -> "close() ended, though a thread is still bound: " + failure.get()))
+                .during(Duration.ofMillis(200)).atMost(LONG).until(closer::isAlive);
+        release.countDown();
+        join(binder);
+        join(closer);
+        assertNull(failure.get(), () -> "close() failed: " + failure.get());
+        assertTrue(interruptedAfterClose.get(), "close() returns with the interrupt still pending");
+        TestSchedulers.assertNoThreadsLeft(config.getThreadNamePrefix());
+    }
 }
