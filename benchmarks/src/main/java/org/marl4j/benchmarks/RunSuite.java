@@ -100,7 +100,8 @@ public final class RunSuite {
     private static Collection<RunResult> runJmh(String include, boolean quick) throws RunnerException {
         ChainedOptionsBuilder options = new OptionsBuilder()
                 .include("org\\.marl4j\\.benchmarks\\.(" + include + ")")
-                .shouldFailOnError(true);
+                .shouldFailOnError(true)
+                .addProfiler(CoreToCoreProfiler.class);
         if (quick) {
             options.warmupIterations(1).measurementIterations(2)
                     .warmupTime(TimeValue.milliseconds(200)).measurementTime(TimeValue.milliseconds(200));
@@ -212,7 +213,13 @@ public final class RunSuite {
                             + " the other baselines, which use two threads or the machine's cores (the default virtual-thread"
                             + " scheduler). A workload with no one-thread baseline compares every config with all its baselines."
                             + " With `threads=0` marl4j has one thread where a one-carrier baseline also has the benchmark"
-                            + " thread that starts its virtual threads, so `threads=1` is the exact match.\n\n");
+                            + " thread that starts its virtual threads, so `threads=1` is the exact match.\n")
+                    .append("- Core-to-core round trip: before every iteration each fork bounces a cache line between two"
+                            + " threads for " + CoreToCoreProfiler.PROBE_MILLIS + " ms (`CoreToCoreProfiler`); the detail tables"
+                            + " show its median per fork. It is ~70 ns on this machine most of the time and ~450 ns in"
+                            + " episodes of minutes, during which every hand-over between two threads costs several times"
+                            + " more. Compare rows whose forks saw similar round trips; a loss whose two forks did not is"
+                            + " marked as such.\n\n");
         }
 
         private void workload(Workload w, StringBuilder summary, StringBuilder details, StringBuilder losses) {
@@ -229,7 +236,7 @@ public final class RunSuite {
             details.append("## ").append(w.title).append("\n\n")
                     .append("`").append(w.type.getSimpleName()).append("`. Median and mean ± 99.9% error (JMH), ")
                     .append(rows.get(0).unit).append(".\n\n")
-                    .append("| benchmark | params | median | mean ± error | ratio vs like-for-like baseline |\n|---|---|---|---|---|\n");
+                    .append("| benchmark | params | median | mean ± error | ratio vs like-for-like baseline | core-to-core round trip in its fork, ns |\n|---|---|---|---|---|---|\n");
             for (Row r : rows) {
                 String note;
                 if (r.isMarl()) {
@@ -242,8 +249,8 @@ public final class RunSuite {
                             : r.oneThread() ? "1-thread baseline, for threads=0, 1"
                             : "baseline for threads=2 and configs without threads";
                 }
-                details.append(String.format(Locale.ROOT, "| %s | %s | %s | %s ± %s | %s |%n", r.method, r.params,
-                        num(r.median), num(r.mean), num(r.error), note));
+                details.append(String.format(Locale.ROOT, "| %s | %s | %s | %s ± %s | %s | %s |%n", r.method, r.params,
+                        num(r.median), num(r.mean), num(r.error), note, num(r.coreToCore)));
             }
             details.append('\n');
             if (bestMarl == null || bestBaseline == null) {
@@ -252,9 +259,9 @@ public final class RunSuite {
             for (Row r : rows) {
                 Row like = r.isMarl() ? likeForLike(r, baselines) : null;
                 if (like != null && r.median > like.median) {
-                    losses.append(String.format(Locale.ROOT, "- %s: %s takes %.2f× the time of %s (%s vs %s %s).%n",
+                    losses.append(String.format(Locale.ROOT, "- %s: %s takes %.2f× the time of %s (%s vs %s %s)%s.%n",
                             w.title, r.label(), r.median / like.median, like.label(),
-                            num(r.median), num(like.median), r.unit));
+                            num(r.median), num(like.median), r.unit, coreToCoreNote(r, like)));
                 }
             }
             if (bestMarl.median > bestBaseline.median && likeForLike(bestMarl, baselines) != bestBaseline) {
@@ -293,6 +300,20 @@ public final class RunSuite {
                     w.title, bestMarl.cell(), num(bestMarl.median), bestBaseline.cell(),
                     num(bestBaseline.median), ratio(bestMarl.median / bestBaseline.median),
                     perConfig.toString().trim(), target, met));
+        }
+
+        /**
+         * coreToCoreNote(r, like): the two forks' core-to-core round trips when they differ by half or
+         * more, since the comparison then says more about the machine than about the code.
+         */
+        private static String coreToCoreNote(Row r, Row like) {
+            double a = r.coreToCore;
+            double b = like.coreToCore;
+            if (Double.isNaN(a) || Double.isNaN(b) || Math.max(a, b) < 1.5 * Math.min(a, b)) {
+                return "";
+            }
+            return String.format(Locale.ROOT, "; **the machine differed: a core-to-core round trip took %s ns in"
+                    + " marl4j's fork and %s ns in the baseline's**", num(a), num(b));
         }
 
         /** best(rows): the row with the lowest median, or null. */
@@ -409,7 +430,8 @@ public final class RunSuite {
     private static final String ONE_CARRIER = "_1carrier";
 
     /** Row is one benchmark × parameter combination. */
-    private record Row(String type, String method, String params, double median, double mean, double error, String unit) {
+    private record Row(String type, String method, String params, double median, double mean, double error, String unit,
+                       double coreToCore) {
         static Row of(RunResult r) {
             String label = r.getParams().getBenchmark();
             int dot = label.lastIndexOf('.');
@@ -418,9 +440,10 @@ public final class RunSuite {
                 params.append(params.isEmpty() ? "" : ", ").append(key).append('=').append(r.getParams().getParam(key));
             }
             var primary = r.getPrimaryResult();
+            var probe = r.getSecondaryResults().get(CoreToCoreProfiler.RESULT);
             return new Row(label.substring(0, dot), label.substring(dot + 1), params.toString(),
                     primary.getStatistics().getPercentile(50), primary.getScore(), primary.getScoreError(),
-                    primary.getScoreUnit());
+                    primary.getScoreUnit(), probe == null ? Double.NaN : probe.getStatistics().getPercentile(50));
         }
 
         /** The row in a summary cell: method and params, as RESULTS.md always showed them. */
