@@ -515,10 +515,7 @@ final class Worker implements Runnable {
             lock.lock();
             work.setActivity(Work.ACTIVE);
         }
-        if (stolen != null) {
-            stats.tasksStolen++;
-            work.addStolen(stolen);
-        }
+        keepStolen(stolen);
         work.drainInbox();
         if (work.num() > 0) {
             spinBudget.workFound(spinEnd);
@@ -527,32 +524,26 @@ final class Worker implements Runnable {
         return false;
     }
 
-    /** stealFromAny() takes tasks (the oldest, and up to half the rest: see Work.addStolen) from any other worker, waiting for their locks. Called with lock held. */
+    /**
+     * steal(victim) takes tasks (the oldest, and up to half the rest: see Work.addStolen) from
+     * victim, the worker the monitor sent us to, or with a null victim from any other worker,
+     * waiting for their locks. Called with lock held; releases it meanwhile.
+     */
     @GuardedBy("lock")
-    private void stealFromAny() {
+    private void steal(Worker victim) {
         lock.unlock();
         Task stolen;
         try {
-            stolen = scheduler.idle.stealFromAny(this, nextRandom());
+            stolen = victim == null ? scheduler.idle.stealFromAny(this, nextRandom()) : victim.work.stealWaiting(work);
         } finally {
             lock.lock();
         }
-        if (stolen != null) {
-            stats.tasksStolen++;
-            work.addStolen(stolen);
-        }
+        keepStolen(stolen);
     }
 
-    /** stealFrom(victim) takes tasks (the oldest, and up to half the rest: see Work.addStolen) from the worker the monitor sent us to. Called with lock held. */
+    /** keepStolen(stolen) queues what a steal took, if anything, with the rest of its batch. Called with lock held. */
     @GuardedBy("lock")
-    private void stealFrom(Worker victim) {
-        lock.unlock();
-        Task stolen;
-        try {
-            stolen = victim.work.stealWaiting(work);
-        } finally {
-            lock.lock();
-        }
+    private void keepStolen(Task stolen) {
         if (stolen != null) {
             stats.tasksStolen++;
             work.addStolen(stolen);
@@ -584,7 +575,7 @@ final class Worker implements Runnable {
         }
         Worker victim = work.takeStealHint();
         if (victim != null) {
-            stealFrom(victim);
+            steal(victim);
         }
         if (work.takeStealAny()) {
             // Woken by an enqueuer (wakeIdleWorker) holding one spinning count for us: look for a
@@ -594,7 +585,7 @@ final class Worker implements Runnable {
                     if (spinNanos > 0) {
                         spin();
                     } else {
-                        stealFromAny();
+                        steal(null);
                     }
                 }
             } finally {
