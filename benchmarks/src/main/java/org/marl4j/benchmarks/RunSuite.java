@@ -21,9 +21,11 @@ import java.util.stream.Stream;
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.RunnerException;
+import org.openjdk.jmh.runner.format.OutputFormatFactory;
 import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.openjdk.jmh.runner.options.TimeValue;
+import org.openjdk.jmh.runner.options.VerboseMode;
 
 /**
  * RunSuite runs every benchmark of this module with the settings on each class (one fork; see
@@ -79,7 +81,9 @@ public final class RunSuite {
         double loadBefore = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
         long start = System.nanoTime();
 
-        Collection<RunResult> results = runJmh(include, quick);
+        CoreToCoreProbe probe = new CoreToCoreProbe(
+                OutputFormatFactory.createFormatInstance(System.out, VerboseMode.NORMAL));
+        Collection<RunResult> results = runJmh(include, quick, probe);
         Map<String, List<Long>> memory = include.equals(".*") || "Memory".matches(include)
                 || include.contains("Memory") ? runMemory() : Map.of();
         List<FreshJvmCases.Measured> fresh = new ArrayList<>();
@@ -91,23 +95,23 @@ public final class RunSuite {
 
         double loadAfter = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
         long minutes = (System.nanoTime() - start) / 60_000_000_000L;
-        String report = new Report(results, memory, fresh, quick, loadBefore, loadAfter, minutes).render();
+        String report = new Report(results, probe, memory, fresh, quick, loadBefore, loadAfter, minutes).render();
         Files.writeString(out, report, StandardCharsets.UTF_8);
         System.out.println(report);
         System.out.println("Wrote " + out.toAbsolutePath());
     }
 
-    private static Collection<RunResult> runJmh(String include, boolean quick) throws RunnerException {
+    private static Collection<RunResult> runJmh(String include, boolean quick, CoreToCoreProbe probe)
+            throws RunnerException {
         ChainedOptionsBuilder options = new OptionsBuilder()
                 .include("org\\.marl4j\\.benchmarks\\.(" + include + ")")
-                .shouldFailOnError(true)
-                .addProfiler(CoreToCoreProfiler.class);
+                .shouldFailOnError(true);
         if (quick) {
             options.warmupIterations(1).measurementIterations(2)
                     .warmupTime(TimeValue.milliseconds(200)).measurementTime(TimeValue.milliseconds(200));
         }
         try {
-            return new Runner(options.build()).run();
+            return new Runner(options.build(), probe).run();
         } catch (org.openjdk.jmh.runner.NoBenchmarksException none) {
             return List.of(); // only fresh-JVM workloads were asked for
         }
@@ -155,7 +159,7 @@ public final class RunSuite {
     }
 
     /** Report renders RESULTS.md. */
-    private record Report(Collection<RunResult> results, Map<String, List<Long>> memory,
+    private record Report(Collection<RunResult> results, CoreToCoreProbe probe, Map<String, List<Long>> memory,
                           List<FreshJvmCases.Measured> fresh, boolean quick,
                           double loadBefore, double loadAfter, long minutes) {
         String render() {
@@ -214,16 +218,17 @@ public final class RunSuite {
                             + " scheduler). A workload with no one-thread baseline compares every config with all its baselines."
                             + " With `threads=0` marl4j has one thread where a one-carrier baseline also has the benchmark"
                             + " thread that starts its virtual threads, so `threads=1` is the exact match.\n")
-                    .append("- Core-to-core round trip: before every iteration each fork bounces a cache line between two"
-                            + " threads for " + CoreToCoreProfiler.PROBE_MILLIS + " ms (`CoreToCoreProfiler`); the detail tables"
-                            + " show its median per fork. It is ~70 ns on this machine most of the time and ~450 ns in"
-                            + " episodes of minutes, during which every hand-over between two threads costs several times"
-                            + " more. Compare rows whose forks saw similar round trips; a loss whose two forks did not is"
-                            + " marked as such.\n\n");
+                    .append("- Core-to-core round trip: as soon as each benchmark's fork has ended, the suite's own JVM"
+                            + " bounces a cache line between two threads for " + CoreToCoreProbe.PROBE_MILLIS
+                            + " ms (`CoreToCoreProbe`); the detail tables show the median. The host moves this VM's two"
+                            + " virtual CPUs: the round trip is ~30 ns at times (two hyperthreads of one core, presumably),"
+                            + " ~70 ns most of the time, and ~450 ns in episodes of minutes, during which every hand-over"
+                            + " between two threads costs several times more. Compare rows whose forks saw similar round"
+                            + " trips; a loss whose two forks did not is marked as such.\n\n");
         }
 
         private void workload(Workload w, StringBuilder summary, StringBuilder details, StringBuilder losses) {
-            List<Row> rows = results.stream().map(Row::of)
+            List<Row> rows = results.stream().map(r -> Row.of(r, probe))
                     .filter(r -> r.type.equals(w.type.getName()) && r.method.startsWith(w.prefix))
                     .toList();
             if (rows.isEmpty()) {
@@ -236,7 +241,7 @@ public final class RunSuite {
             details.append("## ").append(w.title).append("\n\n")
                     .append("`").append(w.type.getSimpleName()).append("`. Median and mean ± 99.9% error (JMH), ")
                     .append(rows.get(0).unit).append(".\n\n")
-                    .append("| benchmark | params | median | mean ± error | ratio vs like-for-like baseline | core-to-core round trip in its fork, ns |\n|---|---|---|---|---|---|\n");
+                    .append("| benchmark | params | median | mean ± error | ratio vs like-for-like baseline | core-to-core round trip right after its fork, ns |\n|---|---|---|---|---|---|\n");
             for (Row r : rows) {
                 String note;
                 if (r.isMarl()) {
@@ -312,8 +317,8 @@ public final class RunSuite {
             if (Double.isNaN(a) || Double.isNaN(b) || Math.max(a, b) < 1.5 * Math.min(a, b)) {
                 return "";
             }
-            return String.format(Locale.ROOT, "; **the machine differed: a core-to-core round trip took %s ns in"
-                    + " marl4j's fork and %s ns in the baseline's**", num(a), num(b));
+            return String.format(Locale.ROOT, "; **the machine differed: a core-to-core round trip took %s ns"
+                    + " right after marl4j's fork and %s ns after the baseline's**", num(a), num(b));
         }
 
         /** best(rows): the row with the lowest median, or null. */
@@ -432,7 +437,7 @@ public final class RunSuite {
     /** Row is one benchmark × parameter combination. */
     private record Row(String type, String method, String params, double median, double mean, double error, String unit,
                        double coreToCore) {
-        static Row of(RunResult r) {
+        static Row of(RunResult r, CoreToCoreProbe probe) {
             String label = r.getParams().getBenchmark();
             int dot = label.lastIndexOf('.');
             StringBuilder params = new StringBuilder();
@@ -440,10 +445,9 @@ public final class RunSuite {
                 params.append(params.isEmpty() ? "" : ", ").append(key).append('=').append(r.getParams().getParam(key));
             }
             var primary = r.getPrimaryResult();
-            var probe = r.getSecondaryResults().get(CoreToCoreProfiler.RESULT);
             return new Row(label.substring(0, dot), label.substring(dot + 1), params.toString(),
                     primary.getStatistics().getPercentile(50), primary.getScore(), primary.getScoreError(),
-                    primary.getScoreUnit(), probe == null ? Double.NaN : probe.getStatistics().getPercentile(50));
+                    primary.getScoreUnit(), probe.after(r.getParams()));
         }
 
         /** The row in a summary cell: method and params, as RESULTS.md always showed them. */
