@@ -403,7 +403,9 @@ public final class Scheduler implements AutoCloseable {
      * delayed tasks, threads still bound, and the stack of each worker busy in a task. To give up
      * on suspended fibers and delayed tasks, use {@link #close(Duration)}. A bound thread that
      * ended without {@link #unbind()} is not waited for: close logs it, with the tasks it left.
-     * Delayed tasks: see {@link #enqueue(Task, Duration)}.
+     * Delayed tasks: see {@link #enqueue(Task, Duration)}. An interrupt does not end the wait:
+     * close returns once it is done, with the thread's interrupt status set again (to give up on
+     * suspended fibers, use {@link #close(Duration)}).
      *
      * @throws IllegalStateException if called from one of this scheduler's tasks or inside a
      *     {@link Marl#blockingCall} of one, which would wait for itself
