@@ -1,6 +1,8 @@
 package org.marl4j;
 
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * Everything of one worker that waits for a deadline, ordered by deadline: fibers waiting with a
@@ -36,15 +38,15 @@ final class Deadlines {
      * removeDelayedTasks() takes every {@link DelayedTask} out of the heap (timed-out fibers stay)
      * and returns them: for a bounded close that gives up.
      */
-    java.util.List<DelayedTask> removeDelayedTasks() {
-        java.util.List<DelayedTask> removed = delayedTasks();
+    List<DelayedTask> removeDelayedTasks() {
+        List<DelayedTask> removed = delayedTasks();
         removed.forEach(this::remove);
         return removed;
     }
 
     /** delayedTasks() lists the {@link DelayedTask}s in the heap, in no order. */
-    java.util.List<DelayedTask> delayedTasks() {
-        java.util.List<DelayedTask> tasks = new java.util.ArrayList<>();
+    List<DelayedTask> delayedTasks() {
+        List<DelayedTask> tasks = new ArrayList<>();
         for (int i = 0; i < size; i++) {
             if (heap[i] instanceof DelayedTask task) {
                 tasks.add(task);

@@ -711,9 +711,10 @@ final class Work {
             if (numDelayed == 0) {
                 return "";
             }
+            long now = System.nanoTime();
             long first = Long.MAX_VALUE;
             for (DelayedTask task : deadlines.delayedTasks()) {
-                first = Math.min(first, task.deadline - System.nanoTime());
+                first = Math.min(first, task.deadline - now);
             }
             return numDelayed + " delayed task(s), the first due in " + Math.max(0, first / 1_000_000) + " ms";
         } finally {

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * FreshJvmCases runs the workloads that are not JMH timings — plain {@code main}s that print
@@ -126,7 +127,7 @@ final class FreshJvmCases {
         Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
         // A case that thrashes the GC near its heap limit (the 512 MiB burst) may never end by itself:
         // end it, and report it as failed, once it has had far longer than any passing run needs.
-        java.util.concurrent.atomic.AtomicBoolean ended = new java.util.concurrent.atomic.AtomicBoolean();
+        AtomicBoolean ended = new AtomicBoolean();
         Thread watchdog = Thread.ofPlatform().daemon().start(() -> {
             try {
                 if (!p.waitFor(CASE_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {

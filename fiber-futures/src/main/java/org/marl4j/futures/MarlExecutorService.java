@@ -1,5 +1,6 @@
 package org.marl4j.futures;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -85,7 +86,7 @@ public final class MarlExecutorService extends AbstractExecutorService {
      */
     private static final long SHUTDOWN = 1L << 62;
     /** How long close() waits before it logs what it waits for; tests shorten it. */
-    static java.time.Duration closeWarningAfter = java.time.Duration.ofSeconds(5);
+    static Duration closeWarningAfter = Duration.ofSeconds(5);
 
     private final Scheduler scheduler;
     private final boolean ownsScheduler;
