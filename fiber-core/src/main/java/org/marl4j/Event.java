@@ -83,7 +83,9 @@ public final class Event {
      * any(mode, events) returns a new event that is signalled whenever any of {@code events} is
      * signalled (and at once if one already is). The sources hold the new event only weakly: once
      * it is no longer referenced it costs them nothing, so calling {@code any} in a loop on a
-     * long-lived event does not grow it.
+     * long-lived event does not grow it. With no sources, nothing ever signals the new event but
+     * its own {@link #signal()}, as {@code CompletableFuture.anyOf()} with no futures never
+     * completes.
      *
      * @param mode the new event's mode
      * @param events the source events
