@@ -4,14 +4,17 @@ package org.marl4j;
  * The timetable of one {@link Scheduler#close()}: when it has waited long enough to log the
  * suspended fibers it waits for (once, at WARNING through {@link System.Logger}), and, for
  * {@link Scheduler#close(java.time.Duration)}, when it gives up on them and cancels their waits.
+ * A plain {@link Scheduler#unbind()} has one too, which only logs.
  *
- * <p>Used by the closing thread only: while it waits for bound threads and worker threads, and
- * while it drains its own bound worker (close on a bound thread unbinds it first).
+ * <p>Used by the closing (or unbinding) thread only: while it waits for bound threads and worker
+ * threads, and while it drains its own bound worker (close on a bound thread unbinds it first).
  */
 final class CloseWatch {
     static final System.Logger LOG = System.getLogger(Scheduler.class.getName());
 
     private final Scheduler scheduler;
+    /** For a plain {@link Scheduler#unbind()}: the bound worker it drains; null for a close. */
+    private final Worker unbinding;
     private final long start;
     private final long warnAfter;
     /** When to log what close waits for: warnAfter from the start, then again warnAfter after a cancellation. */
@@ -23,7 +26,20 @@ final class CloseWatch {
 
     /** CloseWatch(scheduler, warnAfterNanos, timeoutNanos) starts the clock; timeoutNanos < 0 means no timeout. */
     CloseWatch(Scheduler scheduler, long warnAfterNanos, long timeoutNanos) {
+        this(scheduler, null, warnAfterNanos, timeoutNanos);
+    }
+
+    /**
+     * forUnbind(worker, warnAfterNanos) watches a plain unbind() of worker, which waits as long as
+     * it takes (as close() does) and says so after warnAfterNanos, naming only that worker's fibers.
+     */
+    static CloseWatch forUnbind(Worker worker, long warnAfterNanos) {
+        return new CloseWatch(worker.scheduler, worker, warnAfterNanos, -1);
+    }
+
+    private CloseWatch(Scheduler scheduler, Worker unbinding, long warnAfterNanos, long timeoutNanos) {
         this.scheduler = scheduler;
+        this.unbinding = unbinding;
         this.start = System.nanoTime();
         this.warnAfter = warnAfterNanos;
         this.warnAt = start + warnAfterNanos;
@@ -67,6 +83,16 @@ final class CloseWatch {
         }
         if (!warned && now - warnAt >= 0) {
             warned = true;
+            if (unbinding != null) {
+                String report = scheduler.unbindReport(unbinding);
+                LOG.log(System.Logger.Level.WARNING, "unbind() of thread " + Thread.currentThread().getName() + " from "
+                        + scheduler + " has waited " + (now - start) / 1_000_000 + " ms for the tasks of its worker "
+                        + "to finish. It waits for:\n"
+                        + (report.isEmpty() ? "(nothing found: a task may be between two steps)\n" : report)
+                        + "Wake the suspended fibers, or give up on them by closing the scheduler with "
+                        + "Scheduler.close(Duration) from another thread.");
+                return;
+            }
             String report = scheduler.closeReport();
             LOG.log(System.Logger.Level.WARNING, "close() of " + scheduler + " has waited "
                     + (now - start) / 1_000_000 + " ms for its tasks to finish. It waits for:\n"

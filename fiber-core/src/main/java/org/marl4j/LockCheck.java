@@ -61,7 +61,8 @@ final class LockCheck {
      * It runs before the waiter is published anywhere, so a refused wait never swallows a
      * notification. The JVM names a {@code java.util.concurrent} lock by its internal synchronizer,
      * which cannot be matched to the {@code Lock} object, so one thread-owned synchronizer is
-     * excused when {@code releasedByWait} is held exactly once and may be it.
+     * excused when the wait releases {@code releasedByWait} entirely (a {@code ReentrantLock},
+     * however many times held, or another lock held once) and it may be that one.
      */
     static void verify(Set<Integer> ignored, Lock releasedByWait) {
         ThreadInfo info = threadInfo();
@@ -96,7 +97,7 @@ final class LockCheck {
             return false; // a Mutex is owned by a fiber, not the thread: the JVM does not list it
         }
         if (lock instanceof ReentrantLock reentrant) {
-            return reentrant.getHoldCount() == 1; // held more than once, it stays held while waiting
+            return reentrant.isHeldByCurrentThread(); // the wait releases every hold (see LockHolds)
         }
         if (lock instanceof ReentrantReadWriteLock.WriteLock write) {
             return write.getHoldCount() == 1;

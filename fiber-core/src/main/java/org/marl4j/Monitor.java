@@ -27,13 +27,17 @@ import java.util.concurrent.locks.LockSupport;
  * a new worker's first one (a request left unanswered there once made the monitor pass that worker
  * over for good). The enqueue-time wake ({@code IdleWorkers.wakeIdleWorker}) usually takes such a
  * task first; the monitor is the net for an enqueue that raced with a worker going to sleep.
+ * Delayed tasks that have come due wait in the stalled worker's deadline heap, where no thief
+ * looks: the monitor files them as the worker would ({@link Work#expireDeadlinesFor}), under its
+ * lock, which a worker running a task does not hold, and they are stolen like the rest.
  * Ready fibers and SAME_THREAD tasks cannot move: they stay with their worker's thread.
  *
  * <p><b>Blocking tasks.</b> A worker stalled for longer than the configured threshold is reported
  * once per stall: {@link WorkerStats#tasksBlocking} counts it and a JFR
  * {@link TaskBlockingEvent} records the worker's stack, taken from here. A stall that strands work
  * (something is still queued on the worker after {@link #strandedWarningNanos}: no other worker
- * was free to take it, or it is a ready fiber or SAME_THREAD task, which cannot move) is also
+ * was free to take it, or it is a ready fiber, woken from any thread, or a SAME_THREAD task, which
+ * cannot move) is also
  * logged once at WARNING with the worker's stack, since it may never end by itself: a task that
  * waits on a plain latch for work queued behind it, on a single worker, is a deadlock.
  *
@@ -138,14 +142,18 @@ final class Monitor {
                 progressSince[i] = now;
                 continue;
             }
-            // Active with no progress since the last sample: stalled in one task for a while.
+            // Active with no progress since the last sample: stalled in one task for a while. Its due
+            // delayed tasks would wait for it in its deadline heap, where no thief looks: file them.
+            work.expireDeadlinesFor(now);
             int queued = work.queued();
             if (queued > 0) {
                 sendThieves(workers[i], queued);
-                if (now - progressSince[i] >= strandedWarningNanos && warnedProgress[i] != progress) {
-                    warnedProgress[i] = progress;
-                    warnStranded(workers[i], now - progressSince[i]);
-                }
+            }
+            // Fibers woken from other threads wait in its inbox, for it alone: warn of them too.
+            if ((queued > 0 || work.hasWokenFibers())
+                    && now - progressSince[i] >= strandedWarningNanos && warnedProgress[i] != progress) {
+                warnedProgress[i] = progress;
+                warnStranded(workers[i], now - progressSince[i]);
             }
             if (now - progressSince[i] >= blockingThresholdNanos && reportedProgress[i] != progress) {
                 reportedProgress[i] = progress;

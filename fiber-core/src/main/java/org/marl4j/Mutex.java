@@ -12,6 +12,9 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * Mutex is a mutual-exclusion {@link Lock} owned by a fiber (or, off the scheduler, by a thread):
  * the lock to hold across a fiber suspend. Contention suspends the waiting fiber, never its thread.
+ * A bound thread's own code (not its tasks) owns a Mutex as that thread, so what it locked before
+ * {@link Scheduler#bind()} it still holds after, and a task never counts as its owner, not even one
+ * that {@link Scheduler#unbind()} runs on that thread.
  *
  * <pre>{@code
  * mutex.lock();

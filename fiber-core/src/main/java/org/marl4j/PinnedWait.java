@@ -67,11 +67,13 @@ final class PinnedWait {
     @GuardedBy("worker.lock")
     private static void runInline(Worker worker, Fiber fiber, Task task) {
         worker.current = null; // the task has no fiber: its waits block the thread
+        worker.inlineTask = task; // and it owns its locks itself (see Waiter.currentOwner)
         worker.lock.unlock();
         try {
             worker.runTask(task);
         } finally {
             worker.lock.lock();
+            worker.inlineTask = null;
             worker.current = fiber;
         }
     }

@@ -93,8 +93,10 @@ public final class Scheduler implements AutoCloseable {
             workers[i] = new Worker(this, i, Worker.Mode.MULTI_THREADED, false);
         }
         probeSharedPolicy(count);
-        monitor = count == 0 ? null : new Monitor(this, workers,
-                this.config.blockingTaskThreshold.toNanos(), this.config.threadNamePrefix + "monitor");
+        // A threshold of ~292 years or more does not fit in nanoseconds: it means never.
+        long thresholdNanos = this.config.blockingTaskThreshold.compareTo(Duration.ofNanos(Long.MAX_VALUE)) >= 0
+                ? Long.MAX_VALUE : this.config.blockingTaskThreshold.toNanos();
+        monitor = count == 0 ? null : new Monitor(this, workers, thresholdNanos, this.config.threadNamePrefix + "monitor");
         for (Worker worker : workers) {
             worker.start(this.config.threadNamePrefix + worker.id);
         }
@@ -170,7 +172,8 @@ public final class Scheduler implements AutoCloseable {
     /**
      * unbind() runs every task and blocked fiber of the calling thread's worker to completion, then
      * unbinds this scheduler from the thread. Must be called by the bound thread itself, outside of
-     * any task.
+     * any task. Like {@link #close()}, it waits as long as it takes, but not silently: after the
+     * same few seconds it logs, once, at WARNING, the fibers of its worker still suspended.
      *
      * @throws IllegalStateException if this scheduler is not bound to the calling thread
      */
@@ -188,10 +191,10 @@ public final class Scheduler implements AutoCloseable {
             throw new IllegalStateException("unbind() called from a task running on the bound thread: call it "
                     + "from the thread's own code, after the tasks it waits for");
         }
-        unbind(worker, null);
+        unbind(worker, CloseWatch.forUnbind(worker, config.closeWarningAfter.toNanos()));
     }
 
-    /** unbind(worker, watch) drains and unbinds the calling thread's worker, under a close's watch if any. */
+    /** unbind(worker, watch) drains and unbinds the calling thread's worker, under an unbind's or a close's watch. */
     private void unbind(Worker worker, CloseWatch watch) {
         try {
             worker.stopSingleThreaded(watch);
@@ -523,14 +526,33 @@ public final class Scheduler implements AutoCloseable {
                 report.append(worker).append(": ").append(delayed).append('\n');
             }
         }
-        boundNow.keySet().forEach(t -> report.append("thread ").append(t.getName())
-                .append(" is still bound: close() waits for it to call unbind()\n"));
+        for (Thread t : boundNow.keySet()) {
+            report.append("thread ").append(t.getName()).append(t == Thread.currentThread()
+                    ? ", which called close(), is unbinding: it runs the tasks of its worker until they end\n"
+                    : " is still bound: close() waits for it to call unbind()\n");
+        }
         for (Worker worker : workers) {
             Thread thread = worker.thread();
             if (thread != null && thread.isAlive() && worker.work.activity() == Work.ACTIVE) {
                 report.append(worker).append(" is busy in a task (").append(thread.getState()).append("):\n")
                         .append(worker.threadStack(12));
             }
+        }
+        return report.toString();
+    }
+
+    /**
+     * unbindReport(worker) describes, for a long unbind()'s warning, what that bound worker waits
+     * for: its suspended fibers and its pending delayed tasks.
+     */
+    String unbindReport(Worker worker) {
+        List<SuspendedFiber> fibers = new ArrayList<>();
+        worker.waits.addSuspendedTo(fibers);
+        StringBuilder report = new StringBuilder();
+        fibers.forEach(report::append);
+        String delayed = worker.work.delayedSummary();
+        if (!delayed.isEmpty()) {
+            report.append(worker).append(": ").append(delayed).append('\n');
         }
         return report.toString();
     }
@@ -795,8 +817,9 @@ public final class Scheduler implements AutoCloseable {
          * setUncaughtExceptionHandler(handler) sets who hears about tasks that throw. By default, the
          * uncaught-exception handler of the thread the task ran on. The worker keeps running either way.
          *
-         * @param handler hears about tasks that throw; null for the default
+         * @param handler hears about tasks that throw
          * @return this config
+         * @throws NullPointerException if handler is null (the default is to leave it unset)
          */
         public Config setUncaughtExceptionHandler(Thread.UncaughtExceptionHandler handler) {
             this.uncaughtExceptionHandler = Objects.requireNonNull(handler, "handler must not be null");
@@ -821,8 +844,9 @@ public final class Scheduler implements AutoCloseable {
          * {@link Scheduler#bind()} are never pinned. Where pinning is unsupported (see
          * {@link Affinity#isSupported()}) the policy is a no-op, logged once. Default: no pinning.
          *
-         * @param policy the affinity policy; null for no pinning
+         * @param policy the affinity policy
          * @return this config
+         * @throws NullPointerException if policy is null (no pinning is the default: leave it unset)
          */
         public Config setAffinityPolicy(Affinity.Policy policy) {
             this.affinityPolicy = Objects.requireNonNull(policy, "affinity policy must not be null");
@@ -851,7 +875,8 @@ public final class Scheduler implements AutoCloseable {
          * belong in {@link Marl#blockingCall}. Independent of this setting, tasks queued behind
          * such a task are handed to idle workers after a few milliseconds.
          *
-         * @param threshold at least 1 ms
+         * @param threshold at least 1 ms; a duration too long to count in nanoseconds (~292 years)
+         *     means never
          * @return this config
          * @throws IllegalArgumentException if threshold is shorter than 1 ms
          */

@@ -55,8 +55,13 @@ public final class Ticket {
          * take(count, consumer) takes {@code count} consecutive tickets, handing each to {@code
          * consumer} in call order.
          *
+         * <p>If {@code consumer} throws, the exception reaches the caller, and the ticket it threw on
+         * and those it never received leave the line (as if finished), so the tickets behind them
+         * are still called; the tickets it received before keep their places.
+         *
          * @param count how many tickets to take
          * @param consumer receives each ticket, in call order
+         * @throws IllegalArgumentException if count is negative
          */
         public void take(int count, Consumer<Ticket> consumer) {
             if (count < 0) {
@@ -75,8 +80,22 @@ public final class Ticket {
                 }
             }
             append(tickets[0], tickets[count - 1]);
-            for (Ticket ticket : tickets) {
-                consumer.accept(ticket);
+            int handedOut = 0;
+            try {
+                for (Ticket ticket : tickets) {
+                    consumer.accept(ticket);
+                    handedOut++;
+                }
+            } catch (RuntimeException | Error e) {
+                // Nobody holds the rest to finish them: the line behind them would wait forever.
+                for (int i = handedOut; i < count; i++) {
+                    try {
+                        tickets[i].done();
+                    } catch (RuntimeException | Error refused) {
+                        e.addSuppressed(refused);
+                    }
+                }
+                throw e;
             }
         }
 

@@ -84,10 +84,22 @@ abstract class Waiter {
         return waiter;
     }
 
-    /** owner() is what owns a lock taken by this waiter's caller: its fiber, or its thread. */
+    /**
+     * currentOwner() is what owns a {@link Mutex} the caller takes: its continuation fiber; else its
+     * thread, also on a bound thread's main fiber (the thread's own code keeps what it locked before
+     * bind() and after unbind()); and for a task a pinned wait runs inline, that task (it shares the
+     * thread with the pinned fiber and perhaps a bound thread's suspended code).
+     */
     static Object currentOwner() {
-        Fiber fiber = Fiber.current();
-        return fiber != null ? fiber : Thread.currentThread();
+        Worker worker = Worker.current();
+        if (worker == null) {
+            return Thread.currentThread();
+        }
+        Fiber fiber = worker.current;
+        if (fiber == null) {
+            return worker.inlineTask;
+        }
+        return fiber.continuation != null ? fiber : Thread.currentThread();
     }
 
     /**

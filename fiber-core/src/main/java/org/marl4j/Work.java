@@ -327,6 +327,31 @@ final class Work {
         return numAcquire() + (taskInbox.isEmpty() ? 0 : 1);
     }
 
+    /** hasWokenFibers() is true, without the lock, when fibers woken from other threads wait in the inbox for the owner. */
+    boolean hasWokenFibers() {
+        return !inbox.isEmpty();
+    }
+
+    /**
+     * expireDeadlinesFor(now) is the monitor's help for an owner stalled in one task (see {@link
+     * Monitor}): if the lock is free, it files the due delayed tasks (and timed-out fibers) as the
+     * owner would, so that idle workers may steal the tasks instead of leaving them to wait for the
+     * owner. A contended lock means the owner is not stalled after all: it is left alone.
+     */
+    @Excludes("lock")
+    void expireDeadlinesFor(long now) {
+        if (!lock.tryLock()) {
+            return;
+        }
+        try {
+            if (!stopped && hasDeadlines()) {
+                expireDeadlines(now);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** hasArrivals() is true, without the lock, when a task or ready fiber waits in the policy or an inbox. */
     boolean hasArrivals() {
         return numAcquire() > 0 || !taskInbox.isEmpty() || !inbox.isEmpty();

@@ -135,6 +135,8 @@ final class Worker implements Runnable {
     // Touched only by this worker's thread.
     /** The fiber running on this worker's thread; the main fiber when the trampoline runs; null during a pinned wait's task. */
     Fiber current;
+    /** The task a pinned wait runs inline (see {@link PinnedWait}), while {@code current} is null: what owns its locks. */
+    Task inlineTask;
     Fiber main;
     private long rng;
     private Thread thread;
@@ -174,8 +176,12 @@ final class Worker implements Runnable {
 
     /**
      * stopSingleThreaded(watch) is unbind(): runs every task and blocked fiber of this bound worker
-     * to completion on the calling (bound) thread, then detaches the worker from it. With a watch
-     * (unbind inside close()), it logs the suspended fibers and cancels them at the watch's times.
+     * to completion on the calling (bound) thread, then detaches the worker from it. The watch logs
+     * the suspended fibers it waits for, and (a bounded close) cancels them at its times.
+     *
+     * <p>The tasks run on continuation fibers, as while the thread blocks, never inline on the main
+     * fiber: the main fiber is the thread's own code, which may hold a {@link Mutex} across the
+     * unbind, and a task run on it would count as that Mutex's owner.
      */
     @Excludes("lock")
     void stopSingleThreaded(CloseWatch watch) {
@@ -183,7 +189,12 @@ final class Worker implements Runnable {
         try {
             work.shutdown = true;
             closeWatch = watch;
-            runUntilShutdown(main);
+            work.drainInbox();
+            if (work.num() == 0 && suspended.size() == 0 && work.numDelayed() == 0 && work.closeTaskInbox()) {
+                drained = true; // nothing left: no fiber needed to find that out
+            } else {
+                trampoline(); // returns once a fiber's loop has found the worker drained
+            }
             work.stopped = true;
         } finally {
             lock.unlock();
@@ -277,8 +288,8 @@ final class Worker implements Runnable {
             work.progressed();
             next.continuation.resume();
             current = main;
-            if (drained && mode == Mode.MULTI_THREADED) {
-                return; // shut down, with nothing queued and nothing blocked
+            if (drained) {
+                return; // shut down, with nothing queued and nothing blocked (an STW: unbind())
             }
         }
     }
@@ -302,8 +313,6 @@ final class Worker implements Runnable {
         next = idleFibers.pollFirst();
         if (next == null) {
             next = Fiber.create(this, (int) ++stats.fibersCreated);
-        } else if (next == main) {
-            return main; // an STW's main fiber went idle in nextTask: it runs the loop again
         }
         next.changeState(Fiber.State.IDLE, Fiber.State.RUNNING);
         return next;
@@ -380,17 +389,18 @@ final class Worker implements Runnable {
                     }
                     stats.tasksRun++; // counted here, under the lock, to keep the loop's frame small
                     work.progressed();
+                    clearInterruptForNextTask();
                     return task;
                 }
                 handoff = ready; // the trampoline resumes it next
-                if (self != main && idleFibers.size() >= MAX_IDLE_FIBERS) {
+                if (idleFibers.size() >= MAX_IDLE_FIBERS) {
                     return null; // retire
                 }
                 self.changeState(Fiber.State.RUNNING, Fiber.State.IDLE);
                 idleFibers.addFirst(self);
-                switchToTrampoline(self);
-                if (self == main) {
-                    main.changeState(Fiber.State.IDLE, Fiber.State.RUNNING); // pickNext returned it as is
+                if (!FiberContinuation.suspend()) {
+                    // The worker loop's own frames never pin; reaching here is a bug in marl4j.
+                    throw new IllegalStateException("marl4j internal error: the worker loop of " + self + " is pinned");
                 }
                 continue;
             }
@@ -404,16 +414,6 @@ final class Worker implements Runnable {
         }
     }
 
-    @GuardedBy("lock")
-    private void switchToTrampoline(Fiber self) {
-        if (self == main) {
-            trampoline();
-        } else if (!FiberContinuation.suspend()) {
-            // The worker loop's own frames never pin; reaching here is a bug in marl4j.
-            throw new IllegalStateException("marl4j internal error: the worker loop of " + self + " is pinned");
-        }
-    }
-
     /**
      * runTask(task) runs one task outside the worker loop (a pinned wait runs queued tasks this way);
      * called without the lock. Its exception goes to the handler.
@@ -422,6 +422,7 @@ final class Worker implements Runnable {
     void runTask(Task task) {
         stats.tasksRun++;
         work.progressed();
+        clearInterruptForNextTask();
         if (TaskRunEvent.isTurnedOn()) {
             runTaskRecorded(task);
         } else {
@@ -631,6 +632,18 @@ final class Worker implements Runnable {
             Thread.yield();
         } while (System.nanoTime() - spinUntil < 0);
         return null;
+    }
+
+    /**
+     * clearInterruptForNextTask() clears a worker thread's interrupt status before it starts a task,
+     * as {@code ThreadPoolExecutor} does: a status one task left set (a cancelled blocking call, a
+     * re-asserted interrupt) is not the next task's. A bound thread keeps its status: it belongs to
+     * the application code that bound it.
+     */
+    private void clearInterruptForNextTask() {
+        if (mode == Mode.MULTI_THREADED) {
+            Thread.interrupted();
+        }
     }
 
     @GuardedBy("lock")

@@ -88,6 +88,26 @@ class LockCheckTest {
     }
 
     @Test
+    void awaitingAConditionOnAReentrantLockHeldTwice_passes_sinceTheWaitReleasesBothHolds() {
+        ReentrantLock lock = new ReentrantLock();
+        ConditionVariable cv = new ConditionVariable();
+        AtomicInteger holdsAfter = new AtomicInteger();
+        Throwable thrown = runChecked(true, ready -> {
+            lock.lock();
+            lock.lock();
+            try {
+                cv.await(lock, Duration.ofMillis(1), () -> false);
+                holdsAfter.set(lock.getHoldCount());
+            } finally {
+                lock.unlock();
+                lock.unlock();
+            }
+        });
+        assertNull(thrown);
+        assertEquals(2, holdsAfter.get());
+    }
+
+    @Test
     void holdingAMutexAcrossASuspendPasses() {
         Mutex mutex = new Mutex();
         Throwable thrown = runChecked(true, ready -> {

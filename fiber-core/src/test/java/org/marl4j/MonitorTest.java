@@ -108,6 +108,17 @@ class MonitorTest {
         return sleeps;
     }
 
+    @Test
+    void aBlockingTaskThresholdTooLongForNanoseconds_isAccepted() {
+        Scheduler.Config config = TestSchedulers.config(1).setBlockingTaskThreshold(Duration.ofSeconds(Long.MAX_VALUE));
+        try (Scheduler scheduler = new Scheduler(config)) { // it threw ArithmeticException here
+            WaitGroup ran = new WaitGroup(1);
+            scheduler.enqueue(new Task(ran::done));
+            ran.await();
+            assertEquals(Duration.ofSeconds(Long.MAX_VALUE), config.getBlockingTaskThreshold());
+        }
+    }
+
     @ParameterizedTest(name = "{0} worker threads")
     @ValueSource(ints = {1, 2})
     void aTaskHoldingItsThread_isCounted_andRecordedInJfrWithItsStack(int workers) throws Exception {
@@ -158,6 +169,15 @@ class MonitorTest {
         assertTrue(event.getString("workerThread").startsWith(config.getThreadNamePrefix()), event.toString());
     }
 
+    /** holdThreadUntil(latch) blocks the thread until latch opens, or for twice the test's patience. */
+    private static void holdThreadUntil(CountDownLatch latch) {
+        try {
+            latch.await(2 * LONG.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            throw new AssertionError(e);
+        }
+    }
+
     private static void blockOn(CountDownLatch latch) {
         try {
             assumeTrue(latch.await(LONG.toMillis(), TimeUnit.MILLISECONDS));
@@ -177,6 +197,30 @@ class MonitorTest {
                 scheduler.enqueue(new Task(() -> blockOn(release))); // holds the only worker's thread
                 scheduler.enqueue(new Task(() -> {}));                 // and this waits behind it
                 await().atMost(LONG).until(() -> log.contains("WARNING", "has run one task", "blockOn"));
+            } finally {
+                release.countDown();
+            }
+        } finally {
+            Monitor.strandedWarningNanos = before;
+        }
+    }
+
+    @Test
+    void aTaskHoldingTheOnlyWorker_whileAFiberWokenFromAnotherThreadWaitsBehindIt_isLogged() throws Exception {
+        long before = Monitor.strandedWarningNanos;
+        Monitor.strandedWarningNanos = Duration.ofMillis(50).toNanos();
+        CountDownLatch release = new CountDownLatch(1);
+        try (LogCapture log = LogCapture.of(Scheduler.class);
+                Scheduler scheduler = new Scheduler(TestSchedulers.config(1))) {
+            try {
+                Event go = new Event(Event.Mode.MANUAL);
+                scheduler.enqueue(new Task(go::await));
+                await().atMost(LONG).until(() -> scheduler.stats().fibersBlocked() == 1);
+                scheduler.enqueue(new Task(() -> holdThreadUntil(release))); // holds the only worker's thread
+                await().atMost(LONG).until(() -> scheduler.worker(0).work.activity() == Work.ACTIVE
+                        && scheduler.worker(0).work.queued() == 0);
+                go.signal(); // from this thread: the woken fiber waits in the worker's inbox
+                await().atMost(LONG).until(() -> log.contains("WARNING", "has run one task", "holdThreadUntil"));
             } finally {
                 release.countDown();
             }

@@ -300,4 +300,51 @@ class MutexTest {
         mutex.unlock();
         assertEquals(0, mutex.holdCount());
     }
+
+    @ParameterizedTest(name = "workers={0}")
+    @ValueSource(ints = {0, 1, 2})
+    void aTaskThatUnbindRunsOnTheBoundThread_doesNotOwnTheThreadsMutex(int workers) {
+        Scheduler scheduler = new Scheduler(TestSchedulers.config(workers));
+        try {
+            Mutex mutex = new Mutex();
+            AtomicReference<Boolean> taken = new AtomicReference<>();
+            scheduler.bind();
+            mutex.lock();
+            // SAME_THREAD: the task stays on this thread's worker, so unbind() is what runs it.
+            scheduler.enqueue(new Task(() -> {
+                boolean got = mutex.tryLock();
+                if (got) {
+                    mutex.unlock();
+                }
+                taken.set(got);
+            }, Task.Flag.SAME_THREAD));
+            scheduler.unbind();
+            assertEquals(Boolean.FALSE, taken.get(), "a task took the Mutex the bound thread holds");
+            assertTrue(mutex.isHeldByCurrentFiber());
+            mutex.unlock();
+        } finally {
+            scheduler.close();
+        }
+    }
+
+    @Test
+    void aThreadKeepsTheMutexesItHolds_acrossBindAndUnbind() throws Exception {
+        try (Scheduler scheduler = new Scheduler(TestSchedulers.config(1))) {
+            Mutex lockedBeforeBind = new Mutex();
+            lockedBeforeBind.lock();
+            scheduler.bind();
+            assertTrue(lockedBeforeBind.isHeldByCurrentFiber(), "locked before bind(), no longer owned after it");
+            assertTrue(lockedBeforeBind.tryLock(), "reentrant for its owner");
+            assertEquals(2, lockedBeforeBind.holdCount());
+            lockedBeforeBind.unlock();
+            lockedBeforeBind.unlock();
+
+            Mutex lockedWhileBound = new Mutex();
+            lockedWhileBound.lock();
+            scheduler.unbind();
+            assertTrue(lockedWhileBound.isHeldByCurrentFiber(), "locked while bound, no longer owned after unbind()");
+            lockedWhileBound.unlock();
+            assertFalse(lockedWhileBound.isLocked());
+        }
+    }
 }

@@ -123,6 +123,50 @@ class SchedulerCloseTest {
     }
 
     @ForEachWorkerCount
+    void unbind_thatWaitsLong_logsTheSuspendedFibersOfItsWorkerOnce(int workers) {
+        try (LogCapture log = LogCapture.of(Scheduler.class)) {
+            Scheduler.Config config = TestSchedulers.config(workers);
+            config.closeWarningAfter = Duration.ofMillis(50);
+            Scheduler scheduler = new Scheduler(config);
+            Event release = new Event(Event.Mode.MANUAL);
+            Thread unbinder = TestSchedulers.startThread("unbinder", () -> {
+                scheduler.bind();
+                scheduler.enqueue(new Task(release::await, Task.Flag.SAME_THREAD)); // on this thread's worker
+                scheduler.unbind();
+            });
+            await().atMost(LONG).until(() -> log.contains("unbind() of thread unbinder"));
+            release.signal();
+            join(unbinder);
+            scheduler.close();
+            List<String> warnings = log.lines().stream().filter(m -> m.contains("unbind() of")).toList();
+            assertEquals(1, warnings.size(), warnings.toString());
+            assertTrue(warnings.get(0).startsWith("WARNING"), warnings.get(0));
+            assertTrue(warnings.get(0).contains("Event.await"), "the dump shows where the fiber waits: " + warnings.get(0));
+        }
+    }
+
+    @Test
+    void close_onABoundThreadThatWaitsLong_saysThatThreadIsUnbinding_notThatItWaitsForIt() {
+        try (LogCapture log = LogCapture.of(Scheduler.class)) {
+            Scheduler.Config config = TestSchedulers.config(0);
+            config.closeWarningAfter = Duration.ofMillis(50);
+            Scheduler scheduler = new Scheduler(config);
+            Event release = new Event(Event.Mode.MANUAL);
+            Thread closer = TestSchedulers.startThread("closer", () -> {
+                scheduler.bind();
+                scheduler.enqueue(new Task(release::await));
+                scheduler.close();
+            });
+            await().atMost(LONG).until(() -> log.contains("close() of"));
+            release.signal();
+            join(closer);
+            String warning = log.lines().stream().filter(m -> m.contains("close() of")).findFirst().orElseThrow();
+            assertTrue(warning.contains("thread closer, which called close(), is unbinding"), warning);
+            assertTrue(!warning.contains("close() waits for it to call unbind()"), warning);
+        }
+    }
+
+    @ForEachWorkerCount
     void cancellingADelayedTask_whileCloseWaitsForIt_letsCloseFinishPromptly(int workers) {
         Scheduler.Config config = TestSchedulers.config(workers);
         Scheduler scheduler = new Scheduler(config);

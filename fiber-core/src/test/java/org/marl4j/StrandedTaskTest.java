@@ -73,4 +73,50 @@ class StrandedTaskTest {
         assertEquals(queued, ran.get());
         errors.assertNone();
     }
+
+    @ParameterizedTest(name = "{0} worker threads, spin {1} µs")
+    @CsvSource({"2, 0", "2, 1000", "3, 0"})
+    void delayedTasksComingDueBehindABlockedThread_runOnAnotherWorker(int workers, int spinMicros) throws Exception {
+        TaskErrors errors = new TaskErrors();
+        Scheduler.Config config = errors.config(workers).setSpinDuration(Duration.ofNanos(spinMicros * 1000L));
+        int delayed = 8;
+        AtomicInteger ran = new AtomicInteger();
+        Set<Thread> ranOn = ConcurrentHashMap.newKeySet();
+        CountDownLatch blocking = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicReference<Thread> blocked = new AtomicReference<>();
+        try (Scheduler scheduler = new Scheduler(config)) {
+            Worker victim = scheduler.worker(0);
+            victim.work.enqueue(new Task(() -> {
+                blocked.set(Thread.currentThread());
+                blocking.countDown();
+                try {
+                    release.await(LONG.toMillis(), TimeUnit.MILLISECONDS); // holds the thread, not the fiber
+                } catch (InterruptedException e) {
+                    throw new AssertionError(e);
+                }
+            }), victim);
+            assertTrue(blocking.await(LONG.toMillis(), TimeUnit.MILLISECONDS));
+            assertTrue(victim.thread() == blocked.get(), "the blocking task ran on another worker than it was queued on");
+            // Filed in the blocked worker's own deadline heap, as enqueue(task, delay) from that
+            // worker's tasks would: only the monitor can bring them out while it is blocked.
+            long due = System.nanoTime() + Duration.ofMillis(20).toNanos();
+            for (int i = 0; i < delayed; i++) {
+                Task task = new Task(() -> {
+                    ranOn.add(Thread.currentThread());
+                    ran.incrementAndGet();
+                });
+                victim.work.enqueueDelayed(new DelayedTask(task, victim), due, victim);
+            }
+            try {
+                await().atMost(LONG).until(() -> ran.get() == delayed);
+            } finally {
+                release.countDown();
+            }
+            assertTrue(!ranOn.contains(blocked.get()), "ran on the blocked thread: " + ranOn);
+        }
+        assertEquals(delayed, ran.get());
+        errors.assertNone();
+    }
 }
+

@@ -83,6 +83,26 @@ class TicketTest {
         assertTrue(third.isCalled());
     }
 
+    @Test
+    void takeMany_whoseConsumerThrows_leavesNoTicketItDidNotKeepInTheLine() {
+        Ticket.Queue queue = new Ticket.Queue();
+        List<Ticket> kept = new ArrayList<>();
+        IllegalStateException thrown = assertThrows(IllegalStateException.class, () -> queue.take(4, ticket -> {
+            if (kept.size() == 2) {
+                throw new IllegalStateException("consumer failed");
+            }
+            kept.add(ticket);
+        }));
+        assertEquals("consumer failed", thrown.getMessage());
+        Ticket later = queue.take();
+        assertTrue(kept.get(0).isCalled());
+        kept.get(0).done();
+        assertTrue(kept.get(1).isCalled(), "the tickets the consumer kept keep their places");
+        assertFalse(later.isCalled());
+        kept.get(1).done();
+        assertTrue(later.isCalled(), "the third and fourth tickets, never kept, held the line");
+    }
+
     @ForEachWorkerCount
     void onCallSchedulesTheCallbackWhenTheTicketIsCalled(int workers) {
         AtomicInteger calls = new AtomicInteger();
