@@ -278,7 +278,7 @@ final class FiberWaits {
         } else {
             fiber.changeState(Fiber.State.RUNNING, Fiber.State.YIELDED);
         }
-        if (FiberSuspendEvent.isTurnedOn()) {
+        if (FlightRecording.started() && FiberSuspendEvent.isTurnedOn()) {
             switchAwayRecorded(fiber, timed);
         } else {
             switchAway(fiber); // nothing but this and fiber live across the switch: see Memory above

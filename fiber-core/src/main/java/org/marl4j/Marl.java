@@ -23,7 +23,7 @@ public final class Marl {
      */
     public static void schedule(Runnable body) {
         Objects.requireNonNull(body, "task body must not be null");
-        bound().enqueue(new Task(body));
+        bound("Marl.schedule()").enqueue(new Task(body));
     }
 
     /**
@@ -33,7 +33,7 @@ public final class Marl {
      */
     public static void schedule(Task task) {
         Objects.requireNonNull(task, "task must not be null");
-        bound().enqueue(task);
+        bound("Marl.schedule()").enqueue(task);
     }
 
     /**
@@ -53,7 +53,7 @@ public final class Marl {
         if (functions.length == 0) {
             return;
         }
-        Scheduler scheduler = functions.length > 1 ? bound() : null;
+        Scheduler scheduler = functions.length > 1 ? bound("Marl.parallelize()") : null;
         // Each slot is written by one function's task; the WaitGroup orders the writes before the reads.
         Throwable[] failures = new Throwable[functions.length];
         WaitGroup finished = new WaitGroup(functions.length - 1);
@@ -164,10 +164,11 @@ public final class Marl {
         throw (E) t;
     }
 
-    private static Scheduler bound() {
+    /** bound(caller) is the calling thread's scheduler; throws, naming caller, if there is none. */
+    private static Scheduler bound(String caller) {
         Scheduler scheduler = Scheduler.get();
         if (scheduler == null) {
-            throw new IllegalStateException("Marl.schedule() needs a scheduler bound to thread "
+            throw new IllegalStateException(caller + " needs a scheduler bound to thread "
                     + Thread.currentThread().getName() + ": call scheduler.bind() first, or use scheduler.enqueue()");
         }
         return scheduler;

@@ -184,6 +184,9 @@ final class Monitor {
 
     private void reportBlocking(Worker worker, long heldNanos) {
         worker.stats.tasksBlocking++; // written by this thread only
+        if (!FlightRecording.started()) {
+            return;
+        }
         TaskBlockingEvent event = new TaskBlockingEvent();
         if (!event.shouldCommit()) {
             return;

@@ -397,8 +397,10 @@ public final class Scheduler implements AutoCloseable {
      *
      * <p>Called on a thread bound to this scheduler, it unbinds that thread first (running its
      * remaining tasks), so {@code try (Scheduler s = ...) { s.bind(); ... }} needs no
-     * {@code unbind()} and never hangs when its body throws: the body's exception reaches the
-     * caller and every worker ends.
+     * {@code unbind()}, and the binding never keeps close from ending when the body throws. Fibers
+     * the body left waiting for it (it threw before it signalled them) are waited for like any
+     * suspended fiber (below), and the body's exception reaches the caller after that: where the
+     * body may throw so, close with {@link #close(Duration)}.
      *
      * <p>close() waits as long as it takes, as marl does, but never silently: once it has waited a
      * few seconds it logs, once, at WARNING through {@link System.Logger} (logger

@@ -19,7 +19,9 @@ import jdk.jfr.StackTrace;
  * recording with it on costs every task a timestamp pair and an event. It records no stack trace:
  * at commit the stack is only the worker loop's.
  *
- * <p><b>Cost when off.</b> The worker asks {@link #beginIfTurnedOn()}, which reads a static field
+ * <p><b>Cost when off.</b> Until JFR has started in the JVM, the worker does not touch this class
+ * at all ({@link FlightRecording}: loading it costs the JVM's JFR set-up). After that, it asks
+ * {@link #isTurnedOn()}, which reads a static field
  * and calls {@code isEnabled()} on a pre-made instance; JFR instruments that method of every event
  * class to read one static field of the class ({@code eventConfiguration}), null until a recording
  * enables the event. So a task pays two field loads and no allocation, in the interpreter and C1

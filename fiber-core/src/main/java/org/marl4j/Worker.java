@@ -260,7 +260,8 @@ final class Worker implements Runnable {
 
     /** recoverFromInternalError(t) reports t and gets the main fiber back into a state to go on. */
     private void recoverFromInternalError(Throwable t) {
-        LOG.log(System.Logger.Level.ERROR, "marl4j internal error in " + this + "; it keeps running its queued work", t);
+        LOG.log(System.Logger.Level.ERROR, "error in the loop of " + this + ": a scheduling policy threw, or a bug in "
+                + "marl4j; the worker keeps running its queued work", t);
         scheduler.reportUncaught(t);
         if (!lock.isHeldByCurrentThread()) {
             lock.lock();
@@ -349,7 +350,7 @@ final class Worker implements Runnable {
         while ((task = nextTask(self)) != null) {
             lock.unlock();
             try {
-                if (TaskRunEvent.isTurnedOn()) {
+                if (FlightRecording.started() && TaskRunEvent.isTurnedOn()) {
                     runTaskRecorded(task);
                 } else {
                     Runnable body = task.body();
@@ -423,7 +424,7 @@ final class Worker implements Runnable {
         stats.tasksRun++;
         work.progressed();
         clearInterruptForNextTask();
-        if (TaskRunEvent.isTurnedOn()) {
+        if (FlightRecording.started() && TaskRunEvent.isTurnedOn()) {
             runTaskRecorded(task);
         } else {
             runBody(task.body());

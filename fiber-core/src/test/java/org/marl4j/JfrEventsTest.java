@@ -27,6 +27,24 @@ class JfrEventsTest {
     @TempDir
     Path dir;
 
+    @Test
+    void withNoRecording_tasksAndSuspendsLoadNeitherTheEventClassesNorJfr() throws Exception {
+        // In a child JVM: this one has had recordings. Loading an event class sets up JFR, which
+        // delayed a new scheduler's first task by 130-340 ms.
+        List<String> command = List.of(ProcessHandle.current().info().command().orElseThrow(),
+                "--add-exports", "java.base/jdk.internal.vm=ALL-UNNAMED", "-Xlog:class+load=info",
+                "-cp", System.getProperty("java.class.path"), JfrOffProbe.class.getName());
+        Process process = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
+        String output = new String(process.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertTrue(process.waitFor(60, java.util.concurrent.TimeUnit.SECONDS), "probe JVM did not exit");
+        assertEquals(0, process.exitValue(), output);
+        assertTrue(output.contains("probe done") && output.contains("org.marl4j.Worker "), output);
+        List<String> jfr = output.lines().filter(line -> line.contains("jdk.jfr.") || line.contains("org.marl4j.TaskRunEvent")
+                || line.contains("org.marl4j.FiberSuspendEvent")).toList();
+        assertTrue(jfr.stream().allMatch(line -> line.contains("jdk.jfr.FlightRecorder ")), String.join("\n", jfr));
+    }
+
     @ForEachWorkerCount
     void taskRunAndFiberSuspend_areRecordedWithTheirWorkerAndScheduler(int workers) {
         // First without a recording: the event classes load, and the worker's guards run, while JFR is off.

@@ -55,7 +55,8 @@ class MarlTest {
         AtomicInteger ran = new AtomicInteger();
         Marl.parallelize(ran::incrementAndGet); // one function: runs inline, no scheduler needed
         assertEquals(1, ran.get());
-        assertThrows(IllegalStateException.class, () -> Marl.parallelize(() -> {}, () -> {}));
+        IllegalStateException unbound = assertThrows(IllegalStateException.class, () -> Marl.parallelize(() -> {}, () -> {}));
+        assertTrue(unbound.getMessage().startsWith("Marl.parallelize() needs a scheduler bound"), unbound.getMessage());
     }
 
     @ForEachWorkerCount

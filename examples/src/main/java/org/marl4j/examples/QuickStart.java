@@ -32,7 +32,7 @@ public final class QuickStart {
                 });
             }
             go.signal();                             // the ten fibers wake up
-            done.await();                            // this thread waits (and runs tasks) until all are done
+            done.await();                            // this thread waits until all ten have run
         }                                            // close() unbinds this thread, then stops the workers
         // readme:end quick-start
     }
