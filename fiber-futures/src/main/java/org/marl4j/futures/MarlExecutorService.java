@@ -17,7 +17,6 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.RunnableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.marl4j.Fiber;
 import org.marl4j.Scheduler;
@@ -99,7 +98,7 @@ public final class MarlExecutorService extends AbstractExecutorService {
     private final Latch terminated = new Latch();
     /** Opened when shut down with every accepted task finished: before an owned scheduler closes. */
     private final Latch drained = new Latch();
-    private final AtomicBoolean rejectionLogged = new AtomicBoolean();
+    private final Rejections rejections = new Rejections();
     private static final System.Logger LOGGER = System.getLogger(MarlExecutorService.class.getName());
 
     /**
@@ -163,7 +162,7 @@ public final class MarlExecutorService extends AbstractExecutorService {
     public void execute(Runnable command) {
         Objects.requireNonNull(command, "command must not be null");
         if (!tryAccept()) {
-            throw rejected(new RejectedExecutionException(this + " is shut down: it accepts no new tasks"));
+            throw rejections.shutDown(this);
         }
         Submission submission = new Submission(this, command, sequence.getAndIncrement());
         pending.add(submission);
@@ -174,26 +173,8 @@ public final class MarlExecutorService extends AbstractExecutorService {
                 pending.remove(submission);
                 release();
             }
-            if (e instanceof RejectedExecutionException rejection) {
-                throw rejected(rejection);
-            }
-            throw rejected(new RejectedExecutionException(scheduler + " refused the task: " + e.getMessage(), e));
+            throw rejections.refused(this, scheduler, e);
         }
-    }
-
-    /**
-     * rejected(e) logs the first rejection of this executor once, at WARNING, and returns e to throw.
-     * Why: a caller that swallows the exception (an {@code HttpServer} logs it at FINER and sends an
-     * empty reply) would otherwise make a closed executor fail silently.
-     */
-    private RejectedExecutionException rejected(RejectedExecutionException e) {
-        if (rejectionLogged.compareAndSet(false, true)) {
-            LOGGER.log(System.Logger.Level.WARNING, () -> "Rejected a task: " + e.getMessage()
-                    + ". Every later task will be rejected too (logged only this once). Whatever submitted it "
-                    + "(an HttpServer whose executor this is, say) is still running after the executor was shut "
-                    + "down or closed: stop it first (server.stop(...)), or close the executor only after it.", e);
-        }
-        return e;
     }
 
     /**
