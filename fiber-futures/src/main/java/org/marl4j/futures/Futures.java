@@ -263,11 +263,16 @@ public final class Futures {
     }
 
     /**
-     * isDone(stage) is true for a CompletableFuture already complete: its whenComplete runs the
-     * callback at once and keeps nothing. (Other stages may run callbacks later, even when done.)
+     * isDone(stage) is true for a plain CompletableFuture already complete: its whenComplete runs
+     * the callback at once and keeps nothing. Any other stage answers false and is waited for
+     * through its {@link StageWaiters}, which works for every CompletionStage, done or not.
+     *
+     * <p>Why the exact class and not {@code instanceof}: a subclass may refuse the Future methods,
+     * as the JDK's own {@link CompletableFuture#minimalCompletionStage()} does (its isDone() throws
+     * UnsupportedOperationException); only CompletionStage's methods are safe on a user's stage.
      */
     private static boolean isDone(CompletionStage<?> stage) {
-        return stage instanceof CompletableFuture<?> future && future.isDone();
+        return stage.getClass() == CompletableFuture.class && ((CompletableFuture<?>) stage).isDone();
     }
 
     /** Rejects a null array or element, naming the element's index. */

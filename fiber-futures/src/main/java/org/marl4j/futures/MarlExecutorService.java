@@ -17,7 +17,6 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.RunnableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.marl4j.Fiber;
 import org.marl4j.Scheduler;
@@ -61,10 +60,13 @@ import org.marl4j.Task;
  * is reported to the scheduler's uncaught-exception handler
  * ({@link Scheduler.Config#setUncaughtExceptionHandler}), and the worker carries on.
  *
- * <p>All methods are safe to call from any thread. Calling {@link #close()} or
- * {@link #awaitTermination} from one of this executor's own tasks waits for that task itself and
- * never returns, as with {@code ThreadPoolExecutor}; close() then logs a warning saying so after
- * a few seconds (logger {@code org.marl4j.futures.MarlExecutorService}).
+ * <p>All methods are safe to call from any thread. Calling {@link #close()} from one of this
+ * executor's own tasks waits for that task itself and never returns, as with
+ * {@code ThreadPoolExecutor}; it logs a warning saying so after a few seconds (logger
+ * {@code org.marl4j.futures.MarlExecutorService}). {@link #awaitTermination} called there, or on
+ * any fiber of the scheduler this executor owns, waits out its timeout and returns false, as a
+ * {@code ThreadPoolExecutor}'s does on one of its own threads: the executor cannot terminate while
+ * the caller runs.
  */
 public final class MarlExecutorService extends AbstractExecutorService {
     /*
@@ -96,7 +98,7 @@ public final class MarlExecutorService extends AbstractExecutorService {
     private final Latch terminated = new Latch();
     /** Opened when shut down with every accepted task finished: before an owned scheduler closes. */
     private final Latch drained = new Latch();
-    private final AtomicBoolean rejectionLogged = new AtomicBoolean();
+    private final Rejections rejections = new Rejections();
     private static final System.Logger LOGGER = System.getLogger(MarlExecutorService.class.getName());
 
     /**
@@ -160,7 +162,7 @@ public final class MarlExecutorService extends AbstractExecutorService {
     public void execute(Runnable command) {
         Objects.requireNonNull(command, "command must not be null");
         if (!tryAccept()) {
-            throw rejected(new RejectedExecutionException(this + " is shut down: it accepts no new tasks"));
+            throw rejections.shutDown(this);
         }
         Submission submission = new Submission(this, command, sequence.getAndIncrement());
         pending.add(submission);
@@ -171,26 +173,8 @@ public final class MarlExecutorService extends AbstractExecutorService {
                 pending.remove(submission);
                 release();
             }
-            if (e instanceof RejectedExecutionException rejection) {
-                throw rejected(rejection);
-            }
-            throw rejected(new RejectedExecutionException(scheduler + " refused the task: " + e.getMessage(), e));
+            throw rejections.refused(this, scheduler, e);
         }
-    }
-
-    /**
-     * rejected(e) logs the first rejection of this executor once, at WARNING, and returns e to throw.
-     * Why: a caller that swallows the exception (an {@code HttpServer} logs it at FINER and sends an
-     * empty reply) would otherwise make a closed executor fail silently.
-     */
-    private RejectedExecutionException rejected(RejectedExecutionException e) {
-        if (rejectionLogged.compareAndSet(false, true)) {
-            LOGGER.log(System.Logger.Level.WARNING, () -> "Rejected a task: " + e.getMessage()
-                    + ". Every later task will be rejected too (logged only this once). Whatever submitted it "
-                    + "(an HttpServer whose executor this is, say) is still running after the executor was shut "
-                    + "down or closed: stop it first (server.stop(...)), or close the executor only after it.", e);
-        }
-        return e;
     }
 
     /**
@@ -247,24 +231,30 @@ public final class MarlExecutorService extends AbstractExecutorService {
     }
 
     /**
-     * awaitTermination(timeout, unit) waits until {@link #isTerminated()} or the timeout; on a fiber
-     * it suspends only the fiber. Returns whether the executor terminated. Called on a fiber of the
-     * scheduler this executor owns (not one of its tasks, which would wait for itself), it returns
-     * true once every task has finished: the scheduler's close waits for the caller's own fiber,
-     * so it completes, by itself, only after the caller has returned.
+     * awaitTermination(timeout, unit) waits until {@link #isTerminated()} or the timeout, and
+     * returns whether the executor terminated: true only if {@code isTerminated()} is. On a fiber it
+     * suspends only the fiber, so the scheduler's other tasks and fibers run meanwhile.
+     *
+     * <p>Called on a fiber of the scheduler this executor owns (one of its tasks, or any other task
+     * of that scheduler), it cannot see the executor terminate: termination includes closing that
+     * scheduler, which waits for the caller's own fiber. So, as a {@code ThreadPoolExecutor}'s
+     * awaitTermination called on one of its own threads, it waits out the timeout and returns false
+     * (an unbounded timeout waits forever). Once the caller's fiber has returned, the executor
+     * terminates by itself. To wait there for the tasks only, use {@link #close()}, or wait for
+     * their futures.
      *
      * @throws InterruptedException if a plain thread is interrupted while waiting
      */
     @Override
     public boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
         Objects.requireNonNull(unit, "unit must not be null");
-        return onOwnedSchedulersFiber() ? drained.await(unit.toNanos(timeout)) : terminated.await(unit.toNanos(timeout));
+        return terminated.await(unit.toNanos(timeout));
     }
 
     /**
      * Whether the caller is a fiber of the scheduler this executor owns. Such a caller cannot wait
-     * for the scheduler to close (close waits for that very fiber), so it waits only for the last
-     * task: the scheduler then closes by itself once the caller's fiber has finished.
+     * for the scheduler to close (close waits for that very fiber), so close() waits there only for
+     * the last task: the scheduler then closes by itself once the caller's fiber has finished.
      */
     private boolean onOwnedSchedulersFiber() {
         return ownsScheduler && Fiber.current() != null && Scheduler.get() == scheduler;
@@ -274,7 +264,10 @@ public final class MarlExecutorService extends AbstractExecutorService {
      * close() is {@link ExecutorService#close()}: shuts down and waits until terminated. If a plain
      * thread is interrupted while waiting, it calls {@link #shutdownNow()}, keeps waiting, and
      * returns with the interrupt status set. Does nothing if already terminated. On a fiber of the
-     * scheduler this executor owns, it waits for the last task only, as {@link #awaitTermination} does.
+     * scheduler this executor owns (not one of this executor's tasks, which would wait for itself), it
+     * returns once every task has finished, before {@link #isTerminated()} is true: termination closes
+     * that scheduler, which waits for the caller's own fiber, so it completes by itself once the caller
+     * has returned. (Waiting for termination itself there would wait forever.)
      * A close still waiting after five seconds logs, once, at WARNING how many tasks it waits for,
      * and that a close from one of them waits for itself.
      */

@@ -34,28 +34,70 @@ import org.marl4j.TestSchedulers;
  * scheduler the executor owns, and making rejected tasks visible in the log.
  */
 class MarlExecutorServiceOwnSchedulerTest {
-    /** Longer than any prompt answer here, shorter than PATIENCE: the old code waited all of it. */
-    private static final long WAIT_S = 20;
+    /** How long a test gives a released task to run on a crowded machine: a timeout it waits out. */
+    private static final long TASKS_RUN_WITHIN_S = 3; // under the 5 s after which the scheduler's close() logs a warning
+    /** A timeout a test waits out. */
+    private static final long SHORT_MS = 50;
 
     /**
      * awaitTermination from a fiber of the owned scheduler (not one of the executor's tasks) with no
-     * tasks left returns true. Before the fix it waited its whole timeout and returned false: the
-     * owned scheduler's close, which termination waited for, waited for that very fiber.
+     * tasks left returns false, and only after its timeout, as a ThreadPoolExecutor's from one of
+     * its own threads: the executor cannot terminate (close its scheduler) while that fiber runs.
+     * Before, it returned true while isTerminated() was still false. Once the fiber has returned,
+     * the executor terminates by itself: nothing deadlocked.
      */
     @ParameterizedTest(name = "{0} worker threads")
     @ValueSource(ints = {1, 2, 4, 8, 64}) // an owned scheduler always has worker threads
-    void awaitTermination_onAFiberOfTheOwnedScheduler_returnsTrueOnceTasksAreDone(int workers) {
+    void awaitTermination_onAFiberOfTheOwnedScheduler_returnsFalseAfterItsTimeout(int workers) {
         MarlExecutorService executor = new MarlExecutorService(TestSchedulers.config(workers));
-        CompletableFuture<Boolean> terminated = new CompletableFuture<>();
+        CompletableFuture<String> ran = new CompletableFuture<>();
+        executor.execute(() -> ran.complete("task"));
+        CompletableFuture<List<Object>> answer = new CompletableFuture<>();
         executor.scheduler().enqueue(new Task(() -> {
             executor.shutdown();
             try {
-                terminated.complete(executor.awaitTermination(WAIT_S, TimeUnit.SECONDS));
+                long start = System.nanoTime();
+                boolean terminated = executor.awaitTermination(SHORT_MS, TimeUnit.MILLISECONDS);
+                boolean waitedOut = System.nanoTime() - start >= TimeUnit.MILLISECONDS.toNanos(SHORT_MS);
+                answer.complete(List.of(terminated, executor.isTerminated(), waitedOut));
             } catch (Throwable t) {
-                terminated.completeExceptionally(t);
+                answer.completeExceptionally(t);
             }
         }));
-        assertTrue(TestSchedulers.get(terminated), "awaitTermination returned false with no tasks left");
+        assertEquals(List.of(false, false, true), TestSchedulers.get(answer),
+                "awaitTermination's answer, isTerminated() after it, whether it waited its whole timeout");
+        assertEquals("task", TestSchedulers.get(ran));
+        await().atMost(TestSchedulers.PATIENCE).until(executor::isTerminated);
+    }
+
+    /**
+     * While a fiber of the owned scheduler waits in awaitTermination, its only worker thread runs
+     * the executor's other tasks: the fiber is suspended, the thread not blocked. Were the thread
+     * blocked, the task could only finish after the wait, which sees it unfinished. The test takes
+     * the wait's timeout, long enough for the released task to run on a crowded machine.
+     */
+    @Test
+    void awaitTermination_onAFiberOfTheOwnedScheduler_leavesTheWorkerThreadToOtherTasks() throws Exception {
+        MarlExecutorService executor = new MarlExecutorService(TestSchedulers.config(1));
+        CompletableFuture<Void> release = new CompletableFuture<>();
+        CompletableFuture<String> ran = new CompletableFuture<>();
+        executor.execute(() -> ran.complete("task after " + Futures.await(release)));
+        CompletableFuture<Void> waiting = new CompletableFuture<>();
+        CompletableFuture<List<Object>> answer = new CompletableFuture<>();
+        executor.scheduler().enqueue(new Task(() -> {
+            executor.shutdown();
+            waiting.complete(null);
+            try {
+                boolean terminated = executor.awaitTermination(TASKS_RUN_WITHIN_S, TimeUnit.SECONDS);
+                answer.complete(List.of(terminated, ran.isDone()));
+            } catch (Throwable t) {
+                answer.completeExceptionally(t);
+            }
+        }));
+        TestSchedulers.get(waiting);
+        release.complete(null); // the task resumes on the one worker thread, while the fiber above waits
+        assertEquals(List.of(false, true), TestSchedulers.get(answer), "awaitTermination's answer, whether the task ran meanwhile");
+        assertEquals("task after null", TestSchedulers.get(ran));
         await().atMost(TestSchedulers.PATIENCE).until(executor::isTerminated);
     }
 
