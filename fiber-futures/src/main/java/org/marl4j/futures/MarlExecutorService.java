@@ -20,6 +20,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.marl4j.Fiber;
 import org.marl4j.Scheduler;
+import org.marl4j.SuspendedFiber;
 import org.marl4j.Task;
 
 /**
@@ -269,7 +270,8 @@ public final class MarlExecutorService extends AbstractExecutorService {
      * that scheduler, which waits for the caller's own fiber, so it completes by itself once the caller
      * has returned. (Waiting for termination itself there would wait forever.)
      * A close still waiting after five seconds logs, once, at WARNING how many tasks it waits for,
-     * and that a close from one of them waits for itself.
+     * where the scheduler's suspended fibers wait, and (called on one of its fibers) that a close
+     * from one of the executor's tasks waits for itself.
      */
     @Override
     public void close() {
@@ -290,10 +292,8 @@ public final class MarlExecutorService extends AbstractExecutorService {
                     break;
                 }
                 warned = true;
-                LOGGER.log(System.Logger.Level.WARNING, () -> "close() of " + this + " has waited "
-                        + closeWarningAfter.toMillis() + " ms for " + (ctl.get() & ~SHUTDOWN)
-                        + " unfinished task(s). Called from one of them, it waits for itself and never "
-                        + "returns: close the executor from outside its tasks.");
+                boolean onSchedulersFiber = Fiber.current() != null && Scheduler.get() == scheduler;
+                LOGGER.log(System.Logger.Level.WARNING, () -> closeWaitReport(onSchedulersFiber));
             } catch (InterruptedException e) {
                 if (!interrupted) {
                     shutdownNow();
@@ -304,6 +304,28 @@ public final class MarlExecutorService extends AbstractExecutorService {
         if (interrupted) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    /**
+     * closeWaitReport(onSchedulersFiber) is what a close still waiting logs: how many tasks it waits
+     * for, where the scheduler's suspended fibers wait, and the ways out. Only a caller on one of the
+     * scheduler's fibers may be one of the tasks, and so wait for itself.
+     */
+    private String closeWaitReport(boolean onSchedulersFiber) {
+        StringBuilder report = new StringBuilder("close() of ").append(this).append(" has waited ")
+                .append(closeWarningAfter.toMillis()).append(" ms for ").append(ctl.get() & ~SHUTDOWN)
+                .append(" unfinished task(s). The suspended fibers of its scheduler:\n");
+        List<SuspendedFiber> suspended = scheduler.suspendedFibers();
+        suspended.forEach(report::append);
+        if (suspended.isEmpty()) {
+            report.append("(none: the tasks hold their threads, a blocking call outside marl4j, say)\n");
+        }
+        if (onSchedulersFiber) {
+            report.append("close() was called on a fiber of that scheduler: called from one of the executor's own "
+                    + "tasks, it waits for itself and never returns; close the executor from outside its tasks. ");
+        }
+        return report.append("Wake what the tasks wait for; to give up on suspended ones, close the scheduler with "
+                + "Scheduler.close(Duration) (executor.scheduler()), which cancels their waits.").toString();
     }
 
     /**

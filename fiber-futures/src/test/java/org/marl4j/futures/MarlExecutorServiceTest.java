@@ -505,6 +505,28 @@ class MarlExecutorServiceTest {
     }
 
     @Test
+    void close_fromOutside_thatWaitsLong_showsWhereTheTasksWait_andBlamesNoCaller() throws Exception {
+        Duration warnAfter = MarlExecutorService.closeWarningAfter;
+        MarlExecutorService.closeWarningAfter = Duration.ofMillis(50);
+        Scheduler scheduler = new Scheduler(TestSchedulers.config(1));
+        Event never = new Event(Event.Mode.MANUAL);
+        try (org.marl4j.LogCapture log = org.marl4j.LogCapture.of(MarlExecutorService.class)) {
+            MarlExecutorService executor = new MarlExecutorService(scheduler);
+            executor.execute(never::await);
+            Thread closer = TestSchedulers.startThread("closer", executor::close);
+            await().atMost(TestSchedulers.PATIENCE).until(() -> log.contains("WARNING", "1 unfinished task", "Event.await"));
+            never.signal();
+            closer.join(TestSchedulers.PATIENCE.toMillis());
+            String warning = log.lines().stream().filter(line -> line.contains("close() of")).findFirst().orElseThrow();
+            assertFalse(warning.contains("waits for itself"), warning);
+            assertTrue(warning.contains("Scheduler.close(Duration)"), warning);
+        } finally {
+            scheduler.close(Duration.ZERO);
+            MarlExecutorService.closeWarningAfter = warnAfter;
+        }
+    }
+
+    @Test
     void close_fromOneOfItsOwnTasks_waitsForItself_andSaysSo() throws Exception {
         Duration warnAfter = MarlExecutorService.closeWarningAfter;
         MarlExecutorService.closeWarningAfter = Duration.ofMillis(50);
