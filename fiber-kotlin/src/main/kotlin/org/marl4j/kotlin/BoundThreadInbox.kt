@@ -1,6 +1,8 @@
 package org.marl4j.kotlin
 
 import org.marl4j.Event
+import org.marl4j.Scheduler
+import kotlin.coroutines.AbstractCoroutineContextElement
 import kotlin.coroutines.CoroutineContext
 
 /**
@@ -11,17 +13,24 @@ import kotlin.coroutines.CoroutineContext
  * Such a scheduler runs its tasks only on its bound threads and accepts them only from there, so a
  * coroutine that [runSuspending] started on a bound thread could not be resumed by another thread
  * (a `withContext(Dispatchers.IO)` returning, a `Deferred` completed elsewhere). Instead, the
- * [MarlDispatcher] of that call [offer]s a step dispatched from another thread here and signals
- * [wake]; the waiting fiber on the owner thread wakes, [drainInto] its dispatcher (which, on the
- * owner thread, enqueues onto the thread's own worker) and waits again. Once the call is over,
- * [close] refuses further offers, so a coroutine that outlives the call falls back to the
- * dispatcher's refusal rather than waiting in an inbox nobody drains.
+ * inbox is an element of that call's coroutine context, so its children and `withContext` blocks
+ * carry it too, and a [MarlDispatcher] of [scheduler] [offer]s a step dispatched from another
+ * thread here and signals [wake]; the waiting fiber on the owner thread wakes, [drainInto] the
+ * dispatcher (which, on the owner thread, enqueues onto the thread's own worker) and waits again.
+ * Once the call is over, [close] refuses further offers, so a coroutine that outlives the call
+ * falls back to the dispatcher's refusal rather than waiting in an inbox nobody drains.
  *
+ * @property scheduler the zero-worker scheduler the owner is bound to.
  * @property owner the bound thread whose runSuspending drains this inbox.
  * @property wake the owner's wake-up: an [Event.Mode.AUTO] event, signalled after each offer (and by
  *     runSuspending when its coroutine completes).
  */
-internal class BoundThreadInbox(val owner: Thread, val wake: Event) {
+internal class BoundThreadInbox(val scheduler: Scheduler, val owner: Thread, val wake: Event) :
+    AbstractCoroutineContextElement(BoundThreadInbox) {
+
+    /** The key of the inbox in a coroutine context. */
+    companion object Key : CoroutineContext.Key<BoundThreadInbox>
+
     private val lock = Any()
 
     /** The steps offered and not yet drained, oldest first. Guarded by [lock]. */

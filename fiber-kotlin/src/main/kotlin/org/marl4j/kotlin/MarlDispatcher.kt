@@ -47,11 +47,13 @@ public fun Scheduler.asCoroutineDispatcher(): MarlDispatcher = MarlDispatcher(th
  * started by `startCoroutine`) resumes at once with that [CancellationException] instead of never.
  *
  * Zero worker threads: such a scheduler runs its tasks on the threads bound to it, and only those
- * threads (and its own tasks) may enqueue them. The dispatcher [runSuspending] uses on a bound
- * thread takes steps dispatched from any other thread (a `withContext(Dispatchers.IO)` returning, a
- * `Deferred` completed elsewhere) and hands them to the waiting bound thread, which runs them, for
- * as long as that call waits. Otherwise a dispatch from a thread not bound to the scheduler is
- * refused as above, with the scheduler's [IllegalStateException] as the cause.
+ * threads (and its own tasks) may enqueue them. A coroutine that [runSuspending] started on a bound
+ * thread (with its children and `withContext` blocks) may still be resumed from any other thread
+ * (a `withContext(Dispatchers.IO)` returning, a `Deferred` completed elsewhere): the step is handed
+ * to the waiting bound thread, which runs it, for as long as that call waits. Otherwise a dispatch
+ * from a thread not bound to the scheduler is refused as above, with the scheduler's
+ * [IllegalStateException] as the cause. (A `limitedParallelism` view dispatches without the
+ * coroutine's context, so a step it forwards from another thread is refused so too.)
  *
  * A cancelled `delay` cancels its delayed task, so it neither runs nor holds up
  * [Scheduler.close]. `limitedParallelism` works as on any dispatcher, and its views keep using
@@ -60,11 +62,10 @@ public fun Scheduler.asCoroutineDispatcher(): MarlDispatcher = MarlDispatcher(th
  * @property scheduler the scheduler whose workers run this dispatcher's coroutines.
  */
 @OptIn(InternalCoroutinesApi::class)
-public class MarlDispatcher internal constructor(
-    public val scheduler: Scheduler,
-    /** For a [runSuspending] call on a bound thread of a zero-worker scheduler: where other threads' dispatches go. */
-    private val inbox: BoundThreadInbox? = null,
-) : CoroutineDispatcher(), Delay {
+public class MarlDispatcher internal constructor(public val scheduler: Scheduler) : CoroutineDispatcher(), Delay {
+
+    /** Whether only bound threads may enqueue: then a [runSuspending] call's inbox may take a dispatch. */
+    private val zeroWorkers = scheduler.config().workerThreadCount == 0
 
     /**
      * Enqueues [block] as a task of [scheduler]. If the scheduler refuses it (it is closed, or it has
@@ -75,9 +76,13 @@ public class MarlDispatcher internal constructor(
      * @param block the coroutine's next step.
      */
     override fun dispatch(context: CoroutineContext, block: Runnable) {
-        val inbox = inbox
-        if (inbox != null && Thread.currentThread() !== inbox.owner && inbox.offer(context, block)) {
-            return // the bound thread waiting in runSuspending enqueues it
+        if (zeroWorkers) {
+            val inbox = context[BoundThreadInbox]
+            if (inbox != null && inbox.scheduler === scheduler && Thread.currentThread() !== inbox.owner &&
+                inbox.offer(context, block)
+            ) {
+                return // the bound thread waiting in runSuspending enqueues it
+            }
         }
         try {
             scheduler.enqueue(Task(block))

@@ -56,11 +56,15 @@ public fun <T> runSuspending(block: suspend CoroutineScope.() -> T): T {
     val wake = Event(Event.Mode.AUTO)
     // Without worker threads only this thread may enqueue the coroutine's steps: the inbox brings it
     // those that other threads dispatch.
-    val inbox = if (scheduler.config().workerThreadCount == 0) BoundThreadInbox(Thread.currentThread(), wake) else null
-    val dispatcher = MarlDispatcher(scheduler, inbox)
+    val inbox = if (scheduler.config().workerThreadCount == 0) {
+        BoundThreadInbox(scheduler, Thread.currentThread(), wake)
+    } else {
+        null
+    }
+    val dispatcher = scheduler.asCoroutineDispatcher()
     // GlobalScope: the caller is not a coroutine, so there is no parent job to attach to; the
     // fiber below waits for the whole scope, which is what makes this call structured.
-    val result = GlobalScope.async(dispatcher, block = block)
+    val result = GlobalScope.async(if (inbox == null) dispatcher else dispatcher + inbox, block = block)
     result.invokeOnCompletion { wake.signal() }
     try {
         while (!result.isCompleted) {

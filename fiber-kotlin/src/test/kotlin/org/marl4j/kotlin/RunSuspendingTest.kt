@@ -6,6 +6,7 @@ import kotlinx.coroutines.CoroutineStart
 import kotlinx.coroutines.DelicateCoroutinesApi
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.GlobalScope
+import kotlinx.coroutines.Job
 import kotlinx.coroutines.awaitCancellation
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.launch
@@ -32,7 +33,6 @@ import java.util.concurrent.CompletableFuture
 import java.util.concurrent.CountDownLatch
 import java.util.concurrent.TimeUnit
 import java.util.concurrent.atomic.AtomicBoolean
-import kotlin.coroutines.ContinuationInterceptor
 
 @Timeout(value = 120, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class RunSuspendingTest {
@@ -130,7 +130,7 @@ class RunSuspendingTest {
 
     @Test
     fun onABoundThreadOfAZeroWorkerSchedulerAStepResumedFromAnotherThreadRunsOnTheBoundThread() =
-        TestSchedulers.withBoundScheduler(0) { _ ->
+        TestSchedulers.withBoundScheduler(0) { scheduler ->
             val caller = Thread.currentThread()
             val fromIo = runSuspending {
                 // The sibling runs only once this step has suspended in withContext (the bound
@@ -155,6 +155,15 @@ class RunSuspendingTest {
                 value
             }
             assertEquals(2, fromAPlainThread)
+            val throughTheSchedulersDispatcher = runSuspending {
+                // A withContext to the same scheduler's dispatcher keeps the call's context.
+                withContext(scheduler.asCoroutineDispatcher()) {
+                    val deferred = CompletableDeferred<Int>()
+                    launch { TestSchedulers.startThread("completer") { deferred.complete(3) } }
+                    deferred.await()
+                }
+            }
+            assertEquals(3, throughTheSchedulersDispatcher)
         }
 
     @OptIn(DelicateCoroutinesApi::class)
@@ -163,9 +172,10 @@ class RunSuspendingTest {
         TestSchedulers.withBoundScheduler(0) { _ ->
             val gate = CompletableDeferred<Unit>()
             val outlived = runSuspending {
-                // Not a child: it outlives the call, and nobody drains the inbox any more. Started
-                // undispatched, it is suspended in await() before the call returns.
-                GlobalScope.launch(coroutineContext[ContinuationInterceptor]!!, CoroutineStart.UNDISPATCHED) {
+                // Not a child (no Job), but with the rest of the call's context: it outlives the call,
+                // whose thread no longer takes its steps. Started undispatched, it is suspended in
+                // await() before the call returns.
+                GlobalScope.launch(coroutineContext.minusKey(Job), CoroutineStart.UNDISPATCHED) {
                     gate.await()
                 }
             }
