@@ -42,10 +42,18 @@ public fun Scheduler.asCoroutineDispatcher(): MarlDispatcher = MarlDispatcher(th
  * Rejection: once the scheduler is closed, [dispatch] cannot enqueue. The block is then not
  * dropped: the coroutine's job is cancelled with the [RejectedExecutionException] as its cause and
  * the block runs on [Dispatchers.IO], where it observes the cancellation and unwinds, as kotlinx's
- * own executor-backed dispatchers do. A scheduler with zero worker threads runs its tasks on the
- * threads bound to it, so it can only be dispatched to from those threads (or its own tasks);
- * a dispatch from elsewhere is treated the same way, with the scheduler's [IllegalStateException]
- * as the cause.
+ * own executor-backed dispatchers do. A `delay` or `withTimeout` the scheduler refuses cancels the
+ * job the same way; a `delay` also cancels its own continuation, so a coroutine with no job (one
+ * started by `startCoroutine`) resumes at once with that [CancellationException] instead of never.
+ *
+ * Zero worker threads: such a scheduler runs its tasks on the threads bound to it, and only those
+ * threads (and its own tasks) may enqueue them. A coroutine that [runSuspending] started on a bound
+ * thread (with its children and `withContext` blocks) may still be resumed from any other thread
+ * (a `withContext(Dispatchers.IO)` returning, a `Deferred` completed elsewhere): the step is handed
+ * to the waiting bound thread, which runs it, for as long as that call waits. Otherwise a dispatch
+ * from a thread not bound to the scheduler is refused as above, with the scheduler's
+ * [IllegalStateException] as the cause. (A `limitedParallelism` view dispatches without the
+ * coroutine's context, so a step it forwards from another thread is refused so too.)
  *
  * A cancelled `delay` cancels its delayed task, so it neither runs nor holds up
  * [Scheduler.close]. `limitedParallelism` works as on any dispatcher, and its views keep using
@@ -56,6 +64,9 @@ public fun Scheduler.asCoroutineDispatcher(): MarlDispatcher = MarlDispatcher(th
 @OptIn(InternalCoroutinesApi::class)
 public class MarlDispatcher internal constructor(public val scheduler: Scheduler) : CoroutineDispatcher(), Delay {
 
+    /** Whether only bound threads may enqueue: then a [runSuspending] call's inbox may take a dispatch. */
+    private val zeroWorkers = scheduler.config().workerThreadCount == 0
+
     /**
      * Enqueues [block] as a task of [scheduler]. If the scheduler refuses it (it is closed, or it has
      * no worker threads and the calling thread is not bound to it), cancels the job of [context]
@@ -65,6 +76,14 @@ public class MarlDispatcher internal constructor(public val scheduler: Scheduler
      * @param block the coroutine's next step.
      */
     override fun dispatch(context: CoroutineContext, block: Runnable) {
+        if (zeroWorkers) {
+            val inbox = context[BoundThreadInbox]
+            if (inbox != null && inbox.scheduler === scheduler && Thread.currentThread() !== inbox.owner &&
+                inbox.offer(context, block)
+            ) {
+                return // the bound thread waiting in runSuspending enqueues it
+            }
+        }
         try {
             scheduler.enqueue(Task(block))
         } catch (refused: RejectedExecutionException) {
@@ -76,7 +95,9 @@ public class MarlDispatcher internal constructor(public val scheduler: Scheduler
 
     /**
      * Resumes [continuation] after [timeMillis] milliseconds, from a delayed task in the
-     * scheduler's deadline heap. Cancelling the continuation cancels the delayed task.
+     * scheduler's deadline heap. Cancelling the continuation cancels the delayed task. If the
+     * scheduler refuses the delayed task, cancels the coroutine's job and the continuation, which
+     * then resumes at once with the refusal.
      *
      * @param timeMillis how long to wait, in milliseconds.
      * @param continuation the suspended `delay` call to resume.
@@ -85,9 +106,12 @@ public class MarlDispatcher internal constructor(public val scheduler: Scheduler
     override fun scheduleResumeAfterDelay(timeMillis: Long, continuation: CancellableContinuation<Unit>) {
         // Resume undispatched: the delayed task already runs on a fiber of this scheduler, so a
         // second dispatch would only cost another trip through a queue.
-        val delayed = schedule(timeMillis, continuation.context) {
-            with(continuation) { resumeUndispatched(Unit) }
-        } ?: return // refused: the job is cancelled, so the continuation resumes with that cancellation
+        val delayed = schedule(timeMillis, { with(continuation) { resumeUndispatched(Unit) } }) { refusal ->
+            continuation.context.cancel(refusal)
+            // Cancelling the job cancels this continuation with it, but a coroutine with no job
+            // (started by startCoroutine) would never resume: cancel the continuation itself too.
+            continuation.cancel(refusal)
+        } ?: return
         continuation.invokeOnCancellation { delayed.cancel() }
     }
 
@@ -101,21 +125,22 @@ public class MarlDispatcher internal constructor(public val scheduler: Scheduler
      * @return a handle whose `dispose()` cancels the timeout.
      */
     override fun invokeOnTimeout(timeMillis: Long, block: Runnable, context: CoroutineContext): DisposableHandle {
-        val delayed = schedule(timeMillis, context) { block.run() } ?: return NoTimeout
+        // withTimeout always has a job of its own in the context, so cancelling it is enough.
+        val delayed = schedule(timeMillis, block) { refusal -> context.cancel(refusal) } ?: return NoTimeout
         return DisposableHandle { delayed.cancel() }
     }
 
-    /** Enqueues [action] after [timeMillis]; on refusal cancels [context]'s job and returns null. */
-    private fun schedule(timeMillis: Long, context: CoroutineContext, action: Runnable): DelayedTask? {
-        return try {
-            scheduler.enqueue(Task(action), Duration.ofMillis(timeMillis.coerceAtLeast(0)))
-        } catch (refused: RejectedExecutionException) {
-            context.cancel(refusal(refused))
-            null
-        } catch (refused: IllegalStateException) {
-            context.cancel(refusal(refused))
-            null
+    /** Enqueues [action] after [timeMillis]; if the scheduler refuses, passes [refused] the refusal and returns null. */
+    private fun schedule(timeMillis: Long, action: Runnable, refused: (CancellationException) -> Unit): DelayedTask? {
+        val cause: Exception = try {
+            return scheduler.enqueue(Task(action), Duration.ofMillis(timeMillis.coerceAtLeast(0)))
+        } catch (rejected: RejectedExecutionException) {
+            rejected
+        } catch (notBound: IllegalStateException) {
+            notBound
         }
+        refused(refusal(cause))
+        return null
     }
 
     private fun runRefused(context: CoroutineContext, block: Runnable, cause: Exception) {
@@ -125,8 +150,20 @@ public class MarlDispatcher internal constructor(public val scheduler: Scheduler
         Dispatchers.IO.dispatch(context, block)
     }
 
-    private fun refusal(cause: Exception): CancellationException =
-        CancellationException("$this refused a task: ${cause.message}", cause)
+    private fun refusal(cause: Exception): CancellationException {
+        // The scheduler's own message for a thread not bound to it advises bind(): right for code
+        // that enqueues, wrong for a coroutine resumed by a thread it does not own (an IO thread).
+        val why = if (cause is IllegalStateException && scheduler.config().workerThreadCount == 0) {
+            "thread ${Thread.currentThread().name} is not bound to $scheduler, which has no worker threads: " +
+                "its coroutines run only on its bound threads, and only those may dispatch to them (another " +
+                "thread may resume a coroutine only while the runSuspending call that started it on a bound " +
+                "thread is waiting for it); give the scheduler worker threads to resume its coroutines from " +
+                "any thread"
+        } else {
+            cause.message
+        }
+        return CancellationException("$this refused a task: $why", cause)
+    }
 
     /**
      * Two MarlDispatchers are equal when they run on the same scheduler, so `withContext` between

@@ -30,9 +30,12 @@ import org.marl4j.Fiber
 import org.marl4j.ForEachWorkerCount
 import org.marl4j.Scheduler
 import org.marl4j.TestSchedulers
+import java.util.concurrent.CompletableFuture
 import java.util.concurrent.RejectedExecutionException
 import java.util.concurrent.atomic.AtomicInteger
+import kotlin.coroutines.Continuation
 import kotlin.coroutines.ContinuationInterceptor
+import kotlin.coroutines.startCoroutine
 
 @Timeout(value = 120, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class MarlDispatcherTest {
@@ -194,6 +197,18 @@ class MarlDispatcherTest {
         assertTrue(job.isCancelled)
         assertInstanceOf(RejectedExecutionException::class.java, job.rejection())
         assertEquals(1, finallyRan.get(), "the rejected step still ran, so finally blocks unwind")
+    }
+
+    @Test
+    fun aDelayRefusedByAClosedSchedulerResumesACoroutineWithoutAJob() {
+        val scheduler = Scheduler(TestSchedulers.config(1))
+        scheduler.close()
+        val outcome = CompletableFuture<Result<String>>()
+        // startCoroutine: no Job in the context, so cancelling "the job" reaches nothing.
+        suspend { delay(20); "resumed" }.startCoroutine(Continuation(scheduler.asCoroutineDispatcher()) { outcome.complete(it) })
+        val thrown = TestSchedulers.get(outcome).exceptionOrNull()
+        assertInstanceOf(CancellationException::class.java, thrown)
+        assertInstanceOf(RejectedExecutionException::class.java, thrown!!.rejection())
     }
 
     @Test

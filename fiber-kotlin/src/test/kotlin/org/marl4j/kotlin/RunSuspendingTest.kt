@@ -1,8 +1,19 @@
 package org.marl4j.kotlin
 
+import kotlinx.coroutines.CancellationException
+import kotlinx.coroutines.CompletableDeferred
+import kotlinx.coroutines.CoroutineStart
+import kotlinx.coroutines.DelicateCoroutinesApi
+import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.GlobalScope
+import kotlinx.coroutines.Job
+import kotlinx.coroutines.awaitCancellation
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.launch
+import kotlinx.coroutines.withContext
 import org.junit.jupiter.api.Assertions.assertEquals
+import org.junit.jupiter.api.Assertions.assertFalse
+import org.junit.jupiter.api.Assertions.assertInstanceOf
 import org.junit.jupiter.api.Assertions.assertNotNull
 import org.junit.jupiter.api.Assertions.assertNull
 import org.junit.jupiter.api.Assertions.assertSame
@@ -12,10 +23,15 @@ import org.junit.jupiter.api.Timeout
 import org.junit.jupiter.api.assertThrows
 import org.marl4j.Event
 import org.marl4j.Fiber
+import org.marl4j.FiberCancelledException
 import org.marl4j.ForEachWorkerCount
 import org.marl4j.Scheduler
 import org.marl4j.Task
 import org.marl4j.TestSchedulers
+import java.time.Duration
+import java.util.concurrent.CompletableFuture
+import java.util.concurrent.CountDownLatch
+import java.util.concurrent.TimeUnit
 import java.util.concurrent.atomic.AtomicBoolean
 
 @Timeout(value = 120, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
@@ -111,4 +127,103 @@ class RunSuspendingTest {
             }
             assertSame(scheduler, ran)
         }
+
+    @Test
+    fun onABoundThreadOfAZeroWorkerSchedulerAStepResumedFromAnotherThreadRunsOnTheBoundThread() =
+        TestSchedulers.withBoundScheduler(0) { scheduler ->
+            val caller = Thread.currentThread()
+            val fromIo = runSuspending {
+                // The sibling runs only once this step has suspended in withContext (the bound
+                // thread runs one step at a time), so the IO block returns to a suspended
+                // coroutine: its resumption is dispatched from the IO thread.
+                val suspended = CountDownLatch(1)
+                launch { suspended.countDown() }
+                val value = withContext(Dispatchers.IO) {
+                    assertTrue(suspended.await(TestSchedulers.PATIENCE.toMillis(), TimeUnit.MILLISECONDS))
+                    1
+                }
+                assertSame(caller, Thread.currentThread(), "resumed on the bound thread")
+                value
+            }
+            assertEquals(1, fromIo)
+            val fromAPlainThread = runSuspending {
+                val deferred = CompletableDeferred<Int>()
+                // As above: this child runs once the parent is suspended in await().
+                launch { TestSchedulers.startThread("completer") { deferred.complete(2) } }
+                val value = deferred.await()
+                assertSame(caller, Thread.currentThread(), "resumed on the bound thread")
+                value
+            }
+            assertEquals(2, fromAPlainThread)
+            val throughTheSchedulersDispatcher = runSuspending {
+                // A withContext to the same scheduler's dispatcher keeps the call's context.
+                withContext(scheduler.asCoroutineDispatcher()) {
+                    val deferred = CompletableDeferred<Int>()
+                    launch { TestSchedulers.startThread("completer") { deferred.complete(3) } }
+                    deferred.await()
+                }
+            }
+            assertEquals(3, throughTheSchedulersDispatcher)
+        }
+
+    @OptIn(DelicateCoroutinesApi::class)
+    @Test
+    fun onABoundThreadOfAZeroWorkerSchedulerACoroutineResumedAfterTheCallReturnedIsRefusedWithoutAdvisingBind() =
+        TestSchedulers.withBoundScheduler(0) { _ ->
+            val gate = CompletableDeferred<Unit>()
+            val outlived = runSuspending {
+                // Not a child (no Job), but with the rest of the call's context: it outlives the call,
+                // whose thread no longer takes its steps. Started undispatched, it is suspended in
+                // await() before the call returns.
+                GlobalScope.launch(coroutineContext.minusKey(Job), CoroutineStart.UNDISPATCHED) {
+                    gate.await()
+                }
+            }
+            val resumer = TestSchedulers.startThread("resumer") { gate.complete(Unit) }
+            resumer.join(TestSchedulers.PATIENCE.toMillis())
+            assertFalse(resumer.isAlive)
+            // The refused step was cancelled and unwound on Dispatchers.IO.
+            val reason = TestSchedulers.get(CompletableFuture<Throwable>().also { reason ->
+                outlived.invokeOnCompletion { reason.complete(it) }
+            })
+            val message = reason.message!!
+            assertTrue(message.contains("thread resumer is not bound"), message)
+            assertTrue(message.contains("worker threads"), message)
+            assertFalse(message.contains("call bind()"), "the resuming thread cannot usefully bind: $message")
+        }
+
+    @ForEachWorkerCount
+    fun aCancelledWaitCancelsTheCoroutineAndThrowsTheFibersException(workers: Int) {
+        val scheduler = Scheduler(TestSchedulers.config(workers))
+        val started = CountDownLatch(1)
+        val coroutineCancelledWith = CompletableFuture<Throwable>()
+        val callerGot = CompletableFuture<Throwable?>()
+        val waiter = Runnable {
+            try {
+                runSuspending {
+                    try {
+                        started.countDown()
+                        awaitCancellation()
+                    } catch (e: CancellationException) {
+                        coroutineCancelledWith.complete(e) // as a finally block would, it runs
+                        throw e
+                    }
+                }
+                callerGot.complete(null)
+            } catch (e: Throwable) {
+                callerGot.complete(e)
+            }
+        }
+        if (workers == 0) {
+            TestSchedulers.startThread("bound-waiter") { scheduler.bind().use { waiter.run() } }
+        } else {
+            scheduler.enqueue(Task(waiter))
+        }
+        assertTrue(started.await(TestSchedulers.PATIENCE.toMillis(), TimeUnit.MILLISECONDS))
+        scheduler.close(Duration.ZERO) // gives up on the waiting fiber at once
+        assertInstanceOf(FiberCancelledException::class.java, TestSchedulers.get(callerGot))
+        val cancellation = TestSchedulers.get(coroutineCancelledWith)
+        assertTrue(generateSequence(cancellation) { it.cause }.any { it is FiberCancelledException },
+            "the coroutine was cancelled because its caller's wait was: $cancellation")
+    }
 }
