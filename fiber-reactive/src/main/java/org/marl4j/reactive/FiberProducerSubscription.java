@@ -4,6 +4,7 @@ import java.util.Objects;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.marl4j.Event;
+import org.marl4j.Fiber;
 import org.reactivestreams.Subscriber;
 import org.reactivestreams.Subscription;
 
@@ -30,6 +31,13 @@ final class FiberProducerSubscription<T> implements Subscription, Emitter<T>, Ru
     private volatile IllegalArgumentException badRequest;
     /** Producer-fiber state: whether a terminal signal was sent. */
     private boolean terminated;
+    /**
+     * Who may emit: the producer's fiber (or, in the rare task run without a fiber, its thread),
+     * set by run() before the producer starts. Read by emit() on any thread, hence volatile.
+     */
+    private volatile Object producerStrand;
+    /** Set once the producer has returned or thrown: a later emit is a leaked emitter's. */
+    private volatile boolean producerReturned;
 
     FiberProducerSubscription(Subscriber<? super T> downstream, Producer<T> producer) {
         this.downstream = downstream;
@@ -75,6 +83,7 @@ final class FiberProducerSubscription<T> implements Subscription, Emitter<T>, Ru
     @Override
     public void emit(T element) {
         Objects.requireNonNull(element, "emit(null): Reactive Streams forbids null elements");
+        checkProducer();
         while (true) {
             Subscriber<? super T> subscriber = checkOpen();
             long current = demand.get();
@@ -87,6 +96,31 @@ final class FiberProducerSubscription<T> implements Subscription, Emitter<T>, Ru
             }
             changed.await();
         }
+    }
+
+    /**
+     * checkProducer() refuses an emit from anywhere but the running producer's own fiber: a leaked
+     * emitter after the producer returned, or one handed to another thread or fiber, whose onNext
+     * would run concurrently with the producer's (rule 1.3) and whose wait for demand could not
+     * suspend the producer. A thread-type test and two volatile reads: cheap beside onNext.
+     */
+    private void checkProducer() {
+        if (producerReturned) {
+            throw new IllegalStateException("emit() after the producer returned: its stream has already "
+                    + "completed (or failed, or been cancelled); an Emitter is valid only until produce() returns");
+        }
+        if (strand() != producerStrand) {
+            throw new IllegalStateException("emit() called from " + Thread.currentThread()
+                    + ", not from the producer's fiber: only the producer may emit, on its own fiber, which keeps "
+                    + "the subscriber's signals serial; hand the elements to the producer instead (for instance "
+                    + "through a queue or a Publisher it iterates with Publishers.iterate) and emit them there");
+        }
+    }
+
+    /** strand() is what identifies the running producer: its fiber, or its thread where there is none. */
+    private static Object strand() {
+        Fiber fiber = Fiber.current();
+        return fiber != null ? fiber : Thread.currentThread();
     }
 
     /** The subscriber, or CancellationException once cancelled or after reporting a bad request. */
@@ -110,10 +144,13 @@ final class FiberProducerSubscription<T> implements Subscription, Emitter<T>, Ru
             return; // cancelled before the fiber started: the producer never runs
         }
         Throwable failure = null;
+        producerStrand = strand();
         try {
             producer.produce(this);
         } catch (Throwable t) {
             failure = t;
+        } finally {
+            producerReturned = true;
         }
         Subscriber<? super T> subscriber = downstream;
         if (cancelled || subscriber == null || terminated) {

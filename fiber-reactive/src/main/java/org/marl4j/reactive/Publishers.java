@@ -161,7 +161,10 @@ public final class Publishers {
      *       run; a subscription cancelled before its fiber started never runs the producer;
      *   <li>{@code request(n)} with {@code n <= 0} is reported to the subscriber as an
      *       {@link IllegalArgumentException} in {@code onError} (rule 3.9), at the producer's next
-     *       {@code emit} or return, and that {@code emit} throws {@code CancellationException}.
+     *       {@code emit} or return, and that {@code emit} throws {@code CancellationException};
+     *   <li>only the producer's own fiber may emit, until the producer returns: an {@code emit} from
+     *       another thread or fiber, or through an emitter kept after the producer returned, throws
+     *       {@link IllegalStateException} (see {@link Emitter}).
      * </ul>
      * If the scheduler rejects the task (it is closed), the subscriber gets that
      * {@link java.util.concurrent.RejectedExecutionException} in {@code onError}.
