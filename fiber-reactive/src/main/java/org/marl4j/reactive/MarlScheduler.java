@@ -14,6 +14,7 @@ import org.marl4j.DelayedTask;
 import org.marl4j.FiberCancelledException;
 import org.marl4j.Task;
 import reactor.core.Disposable;
+import reactor.core.Scannable;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
@@ -88,7 +89,7 @@ import reactor.core.scheduler.Schedulers;
  *
  * <p>All methods are safe to call from any thread.
  */
-public final class MarlScheduler implements reactor.core.scheduler.Scheduler {
+public final class MarlScheduler implements reactor.core.scheduler.Scheduler, Scannable {
     /** Accepting tasks. */
     private static final int RUNNING = 0;
     /** disposeGracefully(): rejecting new tasks, running what was queued or delayed. */
@@ -311,6 +312,29 @@ public final class MarlScheduler implements reactor.core.scheduler.Scheduler {
             shutDown(SHUTTING_DOWN);
             return Mono.fromFuture(terminated, true); // a timeout cancels the wait, not the shutdown
         });
+    }
+
+    /**
+     * scanUnsafe(key) answers the {@link Scannable} attributes Reactor's own schedulers answer:
+     * {@link Attr#NAME} (this scheduler's {@code toString()}), {@link Attr#CAPACITY} (the marl
+     * scheduler's worker thread count), and {@link Attr#TERMINATED} and {@link Attr#CANCELLED}
+     * (whether disposal has begun, as {@link #isDisposed()}); null for any other attribute.
+     *
+     * @param key the attribute to read
+     * @return its value, or null if this scheduler does not report it
+     */
+    @Override
+    public Object scanUnsafe(Attr key) {
+        if (key == Attr.TERMINATED || key == Attr.CANCELLED) {
+            return isDisposed();
+        }
+        if (key == Attr.CAPACITY) {
+            return marl.config().getWorkerThreadCount();
+        }
+        if (key == Attr.NAME) {
+            return toString();
+        }
+        return null;
     }
 
     @Override
