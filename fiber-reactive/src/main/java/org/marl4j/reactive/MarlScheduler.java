@@ -87,6 +87,9 @@ import reactor.core.scheduler.Schedulers;
  *       marl scheduler stays open: its tasks that are running or suspended finish.
  * </ul>
  *
+ * <p>Introspection: as Reactor's own schedulers, it is {@link Scannable} (name, capacity = worker
+ * threads, terminated/cancelled = disposed), so Reactor's metrics and debugging tools can see it.
+ *
  * <p>All methods are safe to call from any thread.
  */
 public final class MarlScheduler implements reactor.core.scheduler.Scheduler, Scannable {
