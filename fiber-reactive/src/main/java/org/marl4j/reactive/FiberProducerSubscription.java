@@ -36,8 +36,11 @@ final class FiberProducerSubscription<T> implements Subscription, Emitter<T>, Ru
      * set by run() before the producer starts. Read by emit() on any thread, hence volatile.
      */
     private volatile Object producerStrand;
-    /** Set once the producer has returned or thrown: a later emit is a leaked emitter's. */
-    private volatile boolean producerReturned;
+    /**
+     * How the stream ended once the producer has returned or thrown ("completed", "failed", or
+     * "was cancelled"), null while it runs: a later emit is a leaked emitter's, told which.
+     */
+    private volatile String ended;
 
     FiberProducerSubscription(Subscriber<? super T> downstream, Producer<T> producer) {
         this.downstream = downstream;
@@ -105,9 +108,10 @@ final class FiberProducerSubscription<T> implements Subscription, Emitter<T>, Ru
      * suspend the producer. A thread-type test and two volatile reads: cheap beside onNext.
      */
     private void checkProducer() {
-        if (producerReturned) {
-            throw new IllegalStateException("emit() after the producer returned: its stream has already "
-                    + "completed (or failed, or been cancelled); an Emitter is valid only until produce() returns");
+        String end = ended;
+        if (end != null) {
+            throw new IllegalStateException("emit() after the producer returned: the stream " + end
+                    + " already; an Emitter is valid only until produce() returns");
         }
         if (strand() != producerStrand) {
             throw new IllegalStateException("emit() called from " + Thread.currentThread()
@@ -149,13 +153,14 @@ final class FiberProducerSubscription<T> implements Subscription, Emitter<T>, Ru
             producer.produce(this);
         } catch (Throwable t) {
             failure = t;
-        } finally {
-            producerReturned = true;
         }
         Subscriber<? super T> subscriber = downstream;
         if (cancelled || subscriber == null || terminated) {
+            ended = terminated ? "failed" : "was cancelled by its subscriber";
             return; // the CancellationException we threw (or anything else) after cancel: nobody to tell
         }
+        // Set before the terminal signal, which may make someone try the leaked emitter.
+        ended = badRequest != null || failure != null ? "failed" : "completed";
         if (badRequest != null) {
             fail(subscriber, badRequest);
         } else if (failure != null) {

@@ -254,7 +254,8 @@ class PublishTest {
             });
             StepVerifier.create(p).expectNext(1).expectComplete().verify(TestSchedulers.PATIENCE);
             IllegalStateException e = assertThrows(IllegalStateException.class, () -> leaked.get().emit(2));
-            assertTrue(e.getMessage().contains("already completed"), e.getMessage());
+            assertTrue(e.getMessage().contains("stream completed already"), e.getMessage());
+            assertFalse(e.getMessage().contains("cancel"), "nobody cancelled: " + e.getMessage());
             // from a fiber of the same scheduler too (it may be the very fiber the producer ran on)
             Throwable onFiber = TestSchedulers.runOnFiber(scheduler, () -> {
                 try {
