@@ -115,12 +115,15 @@ final class AwaitSubscriber<T> implements Subscriber<T> {
 
     /**
      * await() waits for the outcome and returns it (the element, null, or the list), or throws the
-     * failure as itself. If the wait itself throws (a bounded Scheduler close cancelling this fiber),
-     * the upstream is cancelled first.
+     * failure as itself. If the wait itself throws (a bounded Scheduler close cancelling this fiber)
+     * or is refused (a Reactor non-blocking thread), the upstream is cancelled first.
      */
     @SuppressWarnings("unchecked")
     Object await() {
         try {
+            if (!finished.isSignalled()) {
+                Publishers.checkMayWait("Publishers.await*");
+            }
             finished.await();
         } catch (RuntimeException | Error cancelled) {
             upstream.cancel();

@@ -16,7 +16,8 @@ import java.util.Iterator;
  * }</pre>
  *
  * <p>{@link #hasNext()} waits until an element arrives or the stream ends: on a marl4j fiber it
- * suspends only the fiber, elsewhere it blocks the thread. When the publisher fails,
+ * suspends only the fiber, elsewhere it blocks the thread; on a thread Reactor marks non-blocking
+ * it refuses to block, as {@code Mono.block()} does (see {@link Publishers}). When the publisher fails,
  * {@code hasNext()} first returns the elements that arrived before the failure, then throws the
  * failure itself (unwrapped; a checked exception is thrown as is, undeclared), and throws it again
  * if called again. An iterator is for one consumer at a time; it is not thread-safe.
@@ -30,6 +31,8 @@ public interface FiberIterator<T> extends Iterator<T>, AutoCloseable {
      *
      * @return whether {@link #next()} has an element to return
      * @throws RuntimeException the publisher's failure, once the elements before it were delivered
+     * @throws IllegalStateException if it would have to wait off a fiber on a thread Reactor marks
+     *     non-blocking ({@code Schedulers.isInNonBlockingThread()}); the iterator is then closed
      */
     @Override
     boolean hasNext();

@@ -4,6 +4,7 @@ import java.util.Objects;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.marl4j.Event;
+import org.marl4j.Fiber;
 import org.reactivestreams.Subscriber;
 import org.reactivestreams.Subscription;
 
@@ -30,6 +31,16 @@ final class FiberProducerSubscription<T> implements Subscription, Emitter<T>, Ru
     private volatile IllegalArgumentException badRequest;
     /** Producer-fiber state: whether a terminal signal was sent. */
     private boolean terminated;
+    /**
+     * Who may emit: the producer's fiber (or, in the rare task run without a fiber, its thread),
+     * set by run() before the producer starts. Read by emit() on any thread, hence volatile.
+     */
+    private volatile Object producerStrand;
+    /**
+     * How the stream ended once the producer has returned or thrown ("completed", "failed", or
+     * "was cancelled"), null while it runs: a later emit is a leaked emitter's, told which.
+     */
+    private volatile String ended;
 
     FiberProducerSubscription(Subscriber<? super T> downstream, Producer<T> producer) {
         this.downstream = downstream;
@@ -75,6 +86,7 @@ final class FiberProducerSubscription<T> implements Subscription, Emitter<T>, Ru
     @Override
     public void emit(T element) {
         Objects.requireNonNull(element, "emit(null): Reactive Streams forbids null elements");
+        checkProducer();
         while (true) {
             Subscriber<? super T> subscriber = checkOpen();
             long current = demand.get();
@@ -87,6 +99,32 @@ final class FiberProducerSubscription<T> implements Subscription, Emitter<T>, Ru
             }
             changed.await();
         }
+    }
+
+    /**
+     * checkProducer() refuses an emit from anywhere but the running producer's own fiber: a leaked
+     * emitter after the producer returned, or one handed to another thread or fiber, whose onNext
+     * would run concurrently with the producer's (rule 1.3) and whose wait for demand could not
+     * suspend the producer. A thread-type test and two volatile reads: cheap beside onNext.
+     */
+    private void checkProducer() {
+        String end = ended;
+        if (end != null) {
+            throw new IllegalStateException("emit() after the producer returned: the stream " + end
+                    + " already; an Emitter is valid only until produce() returns");
+        }
+        if (strand() != producerStrand) {
+            throw new IllegalStateException("emit() called from " + Thread.currentThread()
+                    + ", not from the producer's fiber: only the producer may emit, on its own fiber, which keeps "
+                    + "the subscriber's signals serial; hand the elements to the producer instead (for instance "
+                    + "through a queue or a Publisher it iterates with Publishers.iterate) and emit them there");
+        }
+    }
+
+    /** strand() is what identifies the running producer: its fiber, or its thread where there is none. */
+    private static Object strand() {
+        Fiber fiber = Fiber.current();
+        return fiber != null ? fiber : Thread.currentThread();
     }
 
     /** The subscriber, or CancellationException once cancelled or after reporting a bad request. */
@@ -110,6 +148,7 @@ final class FiberProducerSubscription<T> implements Subscription, Emitter<T>, Ru
             return; // cancelled before the fiber started: the producer never runs
         }
         Throwable failure = null;
+        producerStrand = strand();
         try {
             producer.produce(this);
         } catch (Throwable t) {
@@ -117,8 +156,11 @@ final class FiberProducerSubscription<T> implements Subscription, Emitter<T>, Ru
         }
         Subscriber<? super T> subscriber = downstream;
         if (cancelled || subscriber == null || terminated) {
+            ended = terminated ? "failed" : "was cancelled by its subscriber";
             return; // the CancellationException we threw (or anything else) after cancel: nobody to tell
         }
+        // Set before the terminal signal, which may make someone try the leaked emitter.
+        ended = badRequest != null || failure != null ? "failed" : "completed";
         if (badRequest != null) {
             fail(subscriber, badRequest);
         } else if (failure != null) {

@@ -100,9 +100,10 @@ final class IteratorSubscriber<T> implements Subscriber<T>, FiberIterator<T> {
                 return false;
             }
             try {
+                Publishers.checkMayWait("FiberIterator.hasNext()");
                 arrived.await();
             } catch (RuntimeException | Error cancelled) {
-                close(); // our fiber was cancelled: the publisher must stop too
+                close(); // our fiber was cancelled, or may not wait here: the publisher must stop too
                 throw cancelled;
             }
         }

@@ -11,8 +11,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.marl4j.DelayedTask;
+import org.marl4j.FiberCancelledException;
 import org.marl4j.Task;
 import reactor.core.Disposable;
+import reactor.core.Scannable;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
@@ -64,22 +66,49 @@ import reactor.core.scheduler.Schedulers;
  * <p>Disposal is monotonic. After {@link #dispose()} or {@link #disposeGracefully()}, every
  * {@code schedule} method throws {@link RejectedExecutionException} (a {@code publishOn} onto it
  * signals the exception to {@code onError}), and {@link #init()} throws
- * {@link IllegalStateException}. {@code dispose()} also cancels tasks that have not started
- * (queued, delayed and periodic); a task that is running, or whose fiber is suspended, finishes.
- * {@code disposeGracefully()} lets queued and delayed tasks run, cancels periodic ones, and
- * completes when the last has finished (and, for an owned scheduler, the marl scheduler has
- * closed). A fiber suspended forever (for instance a task waiting on a future nobody completes)
- * keeps that from happening: give the returned Mono a {@code timeout}.
+ * {@link IllegalStateException}. As with Reactor's own schedulers, {@code disposeGracefully()} is
+ * the graceful shutdown and {@code dispose()} the forceful one:
+ * <ul>
+ *   <li>{@code disposeGracefully()} lets queued and delayed tasks run, cancels periodic ones, and
+ *       completes when the last has finished (and, for an owned scheduler, the marl scheduler has
+ *       closed). A fiber suspended forever (a task waiting on a future nobody completes) keeps that
+ *       from happening: give the returned Mono a {@code timeout}, then call {@code dispose()}.
+ *   <li>{@code dispose()} cancels the tasks that have not started (queued, delayed, periodic,
+ *       and those queued on a {@link #createWorker() Worker}). For an owned scheduler it also
+ *       closes the marl scheduler with {@link org.marl4j.Scheduler#close(Duration)}, on a thread of
+ *       its own: where Reactor's schedulers interrupt their running tasks, after a grace of 100 ms
+ *       the wait of every fiber still suspended on a marl4j primitive (a task in
+ *       {@code Futures.await} or {@code Publishers.await*}, a {@link Publishers#publish} producer
+ *       waiting for demand) throws {@link org.marl4j.FiberCancelledException}, so the task unwinds,
+ *       its {@code finally} blocks run, and the worker threads end. Such a cancellation is not
+ *       reported to Reactor's error handling (it is the dispose, not a failure). A task that holds
+ *       its thread without a marl4j wait (a loop, {@code Thread.sleep}, JDBC) cannot be cancelled:
+ *       the threads end once it returns. A borrowed scheduler's fibers are left alone, since the
+ *       marl scheduler stays open: its tasks that are running or suspended finish.
+ * </ul>
+ *
+ * <p>Introspection: as Reactor's own schedulers, it is {@link Scannable} (name, capacity = worker
+ * threads, terminated/cancelled = disposed), so Reactor's metrics and debugging tools can see it.
  *
  * <p>All methods are safe to call from any thread.
  */
-public final class MarlScheduler implements reactor.core.scheduler.Scheduler {
+public final class MarlScheduler implements reactor.core.scheduler.Scheduler, Scannable {
     /** Accepting tasks. */
     private static final int RUNNING = 0;
     /** disposeGracefully(): rejecting new tasks, running what was queued or delayed. */
     private static final int SHUTTING_DOWN = 1;
     /** dispose(): rejecting new tasks, skipping those that have not started. */
     private static final int DISPOSED = 2;
+
+    /**
+     * How long dispose()'s close of an owned marl scheduler waits before it cancels the suspended
+     * fibers. Not zero: a bounded close that reaches its timeout logs a WARNING even when it finds
+     * nothing to cancel, and an idle scheduler's workers need a moment to stop, so with zero every
+     * dispose() would log one (as every owned test's tear-down did). With 100 ms, only the disposes
+     * that found a fiber to cancel logged, across the module's tests on this loaded 2-core machine;
+     * it is short enough to stay a forceful shutdown.
+     */
+    static final Duration FORCED_CLOSE_GRACE = Duration.ofMillis(100);
 
     private final org.marl4j.Scheduler marl;
     private final boolean owned;
@@ -93,7 +122,10 @@ public final class MarlScheduler implements reactor.core.scheduler.Scheduler {
     private final AtomicLong active = new AtomicLong();
     /** Delayed and periodic tasks not yet finished: what dispose() must cancel. */
     private final Set<Timed> timed = ConcurrentHashMap.newKeySet();
+    /** Set once termination (or, for an owned scheduler, the graceful close) has begun. */
     private final AtomicBoolean terminating = new AtomicBoolean();
+    /** Set once dispose() has started the forceful close of an owned marl scheduler. */
+    private final AtomicBoolean forcing = new AtomicBoolean();
     /** Completes once disposed and every accepted task has finished (and an owned marl scheduler closed). */
     private final CompletableFuture<Void> terminated = new CompletableFuture<>();
 
@@ -251,13 +283,22 @@ public final class MarlScheduler implements reactor.core.scheduler.Scheduler {
     }
 
     /**
-     * dispose() rejects new tasks from now on, cancels those that have not started, and, for an
-     * owned scheduler, closes the marl scheduler on a background thread once the running ones have
-     * finished. It never blocks; calling it again does nothing more.
+     * dispose() is the forceful shutdown: it rejects new tasks from now on and cancels those that
+     * have not started. For an owned scheduler it also closes the marl scheduler on a background
+     * thread with {@link org.marl4j.Scheduler#close(Duration)}: after a grace of 100 ms, every fiber
+     * still suspended in a marl4j wait is resumed with a {@link org.marl4j.FiberCancelledException} so
+     * that its task unwinds, and the worker threads end once no task holds them (see the class
+     * comment). This also ends a {@link #disposeGracefully()} still waiting. It never blocks and may
+     * be called from one of this scheduler's own tasks; calling it again does nothing more.
      */
     @Override
     public void dispose() {
         shutDown(DISPOSED);
+        if (owned && forcing.compareAndSet(false, true)) {
+            // A graceful close may already be waiting in marl.close(): this second, bounded close
+            // cancels the waits it waits for, and both return once the worker threads have ended.
+            closeInBackground(() -> marl.close(FORCED_CLOSE_GRACE));
+        }
     }
 
     /**
@@ -275,6 +316,29 @@ public final class MarlScheduler implements reactor.core.scheduler.Scheduler {
             shutDown(SHUTTING_DOWN);
             return Mono.fromFuture(terminated, true); // a timeout cancels the wait, not the shutdown
         });
+    }
+
+    /**
+     * scanUnsafe(key) answers the {@link Scannable} attributes Reactor's own schedulers answer:
+     * {@link Attr#NAME} (this scheduler's {@code toString()}), {@link Attr#CAPACITY} (the marl
+     * scheduler's worker thread count), and {@link Attr#TERMINATED} and {@link Attr#CANCELLED}
+     * (whether disposal has begun, as {@link #isDisposed()}); null for any other attribute.
+     *
+     * @param key the attribute to read
+     * @return its value, or null if this scheduler does not report it
+     */
+    @Override
+    public Object scanUnsafe(Attr key) {
+        if (key == Attr.TERMINATED || key == Attr.CANCELLED) {
+            return isDisposed();
+        }
+        if (key == Attr.CAPACITY) {
+            return marl.config().getWorkerThreadCount();
+        }
+        if (key == Attr.NAME) {
+            return toString();
+        }
+        return null;
     }
 
     @Override
@@ -407,18 +471,37 @@ public final class MarlScheduler implements reactor.core.scheduler.Scheduler {
         }
         if (!owned) {
             terminated.complete(null);
-            return;
-        }
-        // close() waits for the workers, and may be reached from one of them (the last task's
-        // ended()): close on a thread of our own so that dispose never blocks or deadlocks.
+        } else if (!forcing.get()) {
+            closeInBackground(marl::close); // graceful: fibers outside our count (publish producers) may still finish
+        } // else dispose()'s forceful close completes termination
+    }
+
+    /**
+     * closeInBackground(close) runs a close of the owned marl scheduler and then completes
+     * termination. close() waits for the workers, and may be reached from one of them (the last
+     * task's ended(), a dispose() inside a task): close on a thread of our own so that dispose
+     * never blocks or deadlocks.
+     */
+    private void closeInBackground(Runnable close) {
         Thread.ofPlatform().daemon().name("marl4j-reactive-close").start(() -> {
             try {
-                marl.close();
+                close.run();
                 terminated.complete(null);
             } catch (Throwable t) {
                 terminated.completeExceptionally(t);
             }
         });
+    }
+
+    /**
+     * taskFailed(error) reports what a task threw to Reactor's error handling, unless it is the
+     * cancellation of its wait by dispose()'s forceful close, which is no failure of the task.
+     */
+    void taskFailed(Throwable error) {
+        if (error instanceof FiberCancelledException && forcing.get()) {
+            return;
+        }
+        ReactorErrors.handle(error);
     }
 
     private static RejectedExecutionException rejectedBy(RuntimeException e) {

@@ -29,7 +29,8 @@ import reactor.core.scheduler.Schedulers;
  *
  * <p>Disposal: {@link #dispose()} cancels queued, delayed and periodic tasks; afterwards every
  * {@code schedule} throws the {@link Exceptions#failWithRejected()} singleton, as Reactor's own
- * workers do. A task already running finishes.
+ * workers do. A task already running finishes. Disposing the scheduler cancels the queued tasks
+ * too: the drain drops them when it reaches them.
  */
 final class MarlWorker implements Scheduler.Worker, Runnable {
     /** A queued item: run it, or, if the worker is disposed first, drop it. */
@@ -155,7 +156,7 @@ final class MarlWorker implements Scheduler.Worker, Runnable {
         while (true) {
             Queued task;
             while ((task = queue.poll()) != null) {
-                if (disposed) {
+                if (disposed || owner.skipsPending()) {
                     task.drop();
                     dropQueued();
                     return; // wip stays non-zero: a disposed worker starts no further drain
@@ -167,6 +168,11 @@ final class MarlWorker implements Scheduler.Worker, Runnable {
                 return;
             }
         }
+    }
+
+    /** taskFailed(error) reports what a task threw, as its scheduler does (see MarlScheduler.taskFailed). */
+    void taskFailed(Throwable error) {
+        owner.taskFailed(error);
     }
 
     /** forget(task) removes a finished timed task from the set dispose() cancels. */

@@ -53,7 +53,7 @@ final class OneShot implements Runnable, MarlScheduler.Timed {
             try {
                 body.run();
             } catch (Throwable error) {
-                ReactorErrors.handle(error);
+                owner.taskFailed(error);
             } finally {
                 state.set(DONE);
             }

@@ -77,7 +77,7 @@ final class Periodic implements Runnable, MarlScheduler.Timed {
         try {
             body.run();
         } catch (Throwable error) {
-            ReactorErrors.handle(error);
+            owner.taskFailed(error);
             finish(); // as ScheduledExecutorService does: a periodic task that throws runs no more
             return;
         }

@@ -4,10 +4,12 @@ import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.concurrent.CancellationException;
+import org.marl4j.Fiber;
 import org.marl4j.Scheduler;
 import org.marl4j.Task;
 import org.reactivestreams.Publisher;
 import org.reactivestreams.Subscriber;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * Publishers bridges Reactive Streams and marl4j fibers in both directions: a fiber awaits or
@@ -30,7 +32,12 @@ import org.reactivestreams.Subscriber;
  * <p>Waiting: on a fiber ({@link org.marl4j.Fiber#current()} non-null: inside a marl4j task, a
  * {@link MarlScheduler} task, or on a thread bound to a scheduler) the await and iterate calls
  * suspend only that fiber while its worker thread runs other tasks; anywhere else they block the
- * thread, as {@code Mono.block()} would. Waits are not interruptible.
+ * thread, as {@code Mono.block()} would. Waits are not interruptible. Like {@code Mono.block()},
+ * they refuse to block a thread that Reactor marks non-blocking ({@code Schedulers.parallel()},
+ * {@code single()}, ...: {@code Schedulers.isInNonBlockingThread()}): where they would have to
+ * wait there, they cancel the subscription and throw {@link IllegalStateException}. Run such code
+ * on a {@link MarlScheduler} instead ({@code publishOn}/{@code subscribeOn}), where it suspends only
+ * its fiber.
  *
  * <p>Failures: the caller gets the publisher's error itself: a runtime exception or error is
  * rethrown as the very same object, and a checked exception is thrown as is, undeclared (as Kotlin
@@ -161,7 +168,10 @@ public final class Publishers {
      *       run; a subscription cancelled before its fiber started never runs the producer;
      *   <li>{@code request(n)} with {@code n <= 0} is reported to the subscriber as an
      *       {@link IllegalArgumentException} in {@code onError} (rule 3.9), at the producer's next
-     *       {@code emit} or return, and that {@code emit} throws {@code CancellationException}.
+     *       {@code emit} or return, and that {@code emit} throws {@code CancellationException};
+     *   <li>only the producer's own fiber may emit, until the producer returns: an {@code emit} from
+     *       another thread or fiber, or through an emitter kept after the producer returned, throws
+     *       {@link IllegalStateException} (see {@link Emitter}).
      * </ul>
      * If the scheduler rejects the task (it is closed), the subscriber gets that
      * {@link java.util.concurrent.RejectedExecutionException} in {@code onError}.
@@ -194,6 +204,21 @@ public final class Publishers {
         @SuppressWarnings("unchecked")
         T result = (T) subscriber.await();
         return result;
+    }
+
+    /**
+     * checkMayWait(what) is called just before an await or iterate waits: off a fiber, on a thread
+     * Reactor marks non-blocking, it refuses to block, as Reactor's own {@code block()} does there.
+     * On a fiber the wait suspends only the fiber, so any thread is fine.
+     *
+     * @throws IllegalStateException on a Reactor non-blocking thread that is not running a fiber
+     */
+    static void checkMayWait(String what) {
+        if (Schedulers.isInNonBlockingThread() && Fiber.current() == null) {
+            throw new IllegalStateException(what + " would block thread " + Thread.currentThread().getName()
+                    + ", which Reactor marks non-blocking, as Mono.block() refuses to; run it on a MarlScheduler "
+                    + "fiber instead (publishOn or subscribeOn a MarlScheduler), where the wait suspends only the fiber");
+        }
     }
 
     /** sneaky(error) throws error as itself, checked or not (the caller writes {@code throw sneaky(e)}). */

@@ -37,7 +37,7 @@ final class WorkerTask implements MarlWorker.Queued, Disposable {
         try {
             body.run();
         } catch (Throwable error) {
-            ReactorErrors.handle(error); // the worker carries on with its next task
+            worker.taskFailed(error); // the worker carries on with its next task
         } finally {
             state.set(DONE);
         }

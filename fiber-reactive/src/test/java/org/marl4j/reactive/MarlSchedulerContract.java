@@ -4,6 +4,7 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -27,6 +28,7 @@ import org.marl4j.TestSchedulers;
 import org.marl4j.futures.Futures;
 import reactor.core.Disposable;
 import reactor.core.Exceptions;
+import reactor.core.Scannable;
 import reactor.core.publisher.Flux;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
@@ -437,6 +439,22 @@ abstract class MarlSchedulerContract {
         long now = s.now(TimeUnit.MILLISECONDS);
         assertTrue(now >= before && now <= System.currentTimeMillis());
         assertNotNull(s.toString());
+    }
+
+    @ParameterizedTest(name = "{0} worker threads")
+    @ValueSource(ints = {1, 2})
+    void scan_reportsNameCapacityAndDisposal_asReactorSchedulersDo(int workers) {
+        MarlScheduler s = create(workers);
+        Scannable scannable = Scannable.from(s);
+        assertTrue(scannable.isScanAvailable(), "a MarlScheduler is Scannable");
+        assertEquals(s.toString(), scannable.name());
+        assertEquals(workers, scannable.scan(Scannable.Attr.CAPACITY));
+        assertEquals(false, scannable.scan(Scannable.Attr.TERMINATED));
+        assertEquals(false, scannable.scan(Scannable.Attr.CANCELLED));
+        s.dispose();
+        assertEquals(true, scannable.scan(Scannable.Attr.TERMINATED));
+        assertEquals(true, scannable.scan(Scannable.Attr.CANCELLED));
+        assertNull(scannable.scan(Scannable.Attr.PARENT));
     }
 
     static void awaitLatch(CountDownLatch latch) {

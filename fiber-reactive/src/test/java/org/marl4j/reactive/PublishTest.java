@@ -2,6 +2,8 @@ package org.marl4j.reactive;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -190,6 +192,80 @@ class PublishTest {
             StepVerifier.create(Publishers.<String>publish(scheduler, e -> e.emit(null)))
                     .expectError(NullPointerException.class)
                     .verify(TestSchedulers.PATIENCE);
+        });
+    }
+
+    @Test
+    void emit_fromAnotherThread_throwsIllegalState_andNeverReachesTheSubscriber() {
+        withWorkers(2, scheduler -> {
+            CompletableFuture<Throwable> foreign = new CompletableFuture<>();
+            ConcurrentLinkedQueue<String> onNextThreads = new ConcurrentLinkedQueue<>();
+            Publisher<Integer> p = Publishers.publish(scheduler, emitter -> {
+                TestSchedulers.startThread("foreign-emitter", () -> {
+                    try {
+                        emitter.emit(-1);
+                        foreign.complete(null);
+                    } catch (Throwable t) {
+                        foreign.complete(t);
+                    }
+                });
+                TestSchedulers.get(foreign); // suspends this fiber until the other thread has tried
+                emitter.emit(1);
+            });
+            StepVerifier.create(Flux.from(p).doOnNext(x -> onNextThreads.add(Thread.currentThread().getName())))
+                    .expectNext(1)
+                    .expectComplete()
+                    .verify(TestSchedulers.PATIENCE);
+            Throwable refused = foreign.join();
+            assertInstanceOf(IllegalStateException.class, refused, "an emit from another thread was accepted");
+            assertTrue(refused.getMessage().contains("only the producer may emit"), refused.getMessage());
+            assertFalse(onNextThreads.contains("foreign-emitter"), "onNext ran on the foreign thread");
+        });
+    }
+
+    @Test
+    void emit_fromAnotherFiber_throwsIllegalState() {
+        withWorkers(2, scheduler -> {
+            CompletableFuture<Throwable> otherFiber = new CompletableFuture<>();
+            Publisher<Integer> p = Publishers.publish(scheduler, emitter -> {
+                scheduler.enqueue(new org.marl4j.Task(() -> {
+                    try {
+                        emitter.emit(-1);
+                        otherFiber.complete(null);
+                    } catch (Throwable t) {
+                        otherFiber.complete(t);
+                    }
+                }));
+                TestSchedulers.get(otherFiber);
+                emitter.emit(1);
+            });
+            StepVerifier.create(p).expectNext(1).expectComplete().verify(TestSchedulers.PATIENCE);
+            assertInstanceOf(IllegalStateException.class, otherFiber.join(), "an emit from another fiber was accepted");
+        });
+    }
+
+    @Test
+    void emit_afterTheProducerReturned_throwsIllegalState_sayingTheStreamHasCompleted() {
+        withWorkers(1, scheduler -> {
+            java.util.concurrent.atomic.AtomicReference<Emitter<Integer>> leaked = new java.util.concurrent.atomic.AtomicReference<>();
+            Publisher<Integer> p = Publishers.publish(scheduler, emitter -> {
+                leaked.set(emitter);
+                emitter.emit(1);
+            });
+            StepVerifier.create(p).expectNext(1).expectComplete().verify(TestSchedulers.PATIENCE);
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> leaked.get().emit(2));
+            assertTrue(e.getMessage().contains("stream completed already"), e.getMessage());
+            assertFalse(e.getMessage().contains("cancel"), "nobody cancelled: " + e.getMessage());
+            // from a fiber of the same scheduler too (it may be the very fiber the producer ran on)
+            Throwable onFiber = TestSchedulers.runOnFiber(scheduler, () -> {
+                try {
+                    leaked.get().emit(3);
+                    return null;
+                } catch (Throwable t) {
+                    return t;
+                }
+            });
+            assertInstanceOf(IllegalStateException.class, onFiber);
         });
     }
 
