@@ -75,8 +75,10 @@ final class CloseWatch {
         if (bounded && !cancelled && now - cancelAt >= 0) {
             cancelled = true;
             String done = scheduler.cancelAllWaits();
-            LOG.log(System.Logger.Level.WARNING, "close(" + (cancelAt - start) / 1_000_000 + " ms) of " + scheduler
-                    + " timed out: " + done + "; it now waits for the tasks to unwind");
+            if (done != null) { // nothing to cancel (the workers were stopping): nothing to warn of
+                LOG.log(System.Logger.Level.WARNING, "close(" + (cancelAt - start) / 1_000_000 + " ms) of " + scheduler
+                        + " timed out: " + done + "; it now waits for the tasks to unwind");
+            }
             warned = false; // if that takes long too, say what it waits for
             warnAt = now + warnAfter;
             return;

@@ -497,7 +497,8 @@ public final class Scheduler implements AutoCloseable {
 
     /**
      * cancelAllWaits() is close(Duration) giving up: every worker's suspended fibers are cancelled
-     * and its pending delayed tasks dropped. Returns what it did, for the close's log.
+     * and its pending delayed tasks dropped. Returns what it did, for the close's log, or null if
+     * there was nothing to cancel.
      */
     String cancelAllWaits() {
         List<Worker> all = new ArrayList<>(List.of(workers));
@@ -507,6 +508,9 @@ public final class Scheduler implements AutoCloseable {
         for (Worker w : all) {
             fibers += w.waits.cancelWaits();
             delayed += w.work.dropDelayed();
+        }
+        if (fibers == 0 && delayed == 0) {
+            return null;
         }
         return "cancelled the waits of " + fibers + " suspended fiber(s) and " + delayed + " pending delayed task(s)";
     }

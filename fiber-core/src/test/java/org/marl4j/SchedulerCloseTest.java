@@ -145,6 +145,23 @@ class SchedulerCloseTest {
         }
     }
 
+    @ForEachWorkerCount
+    void boundedClose_withNothingToCancel_warnsOfNothing(int workers) {
+        try (LogCapture log = LogCapture.of(Scheduler.class)) {
+            Scheduler scheduler = new Scheduler(TestSchedulers.config(workers));
+            WaitGroup ran = new WaitGroup(1);
+            if (workers == 0) {
+                scheduler.bind();
+                Marl.schedule(ran::done);
+            } else {
+                scheduler.enqueue(new Task(ran::done));
+            }
+            ran.await();
+            scheduler.close(Duration.ZERO); // times out at once, with no fiber suspended and no delayed task
+            assertTrue(log.lines().isEmpty(), log.lines().toString());
+        }
+    }
+
     @Test
     void close_onABoundThreadThatWaitsLong_saysThatThreadIsUnbinding_notThatItWaitsForIt() {
         try (LogCapture log = LogCapture.of(Scheduler.class)) {
