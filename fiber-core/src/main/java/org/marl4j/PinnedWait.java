@@ -68,10 +68,19 @@ final class PinnedWait {
     private static void runInline(Worker worker, Fiber fiber, Task task) {
         worker.current = null; // the task has no fiber: its waits block the thread
         worker.inlineTask = task; // and it owns its locks itself (see Waiter.currentOwner)
+        // On a worker thread the interrupt status is the pinned fiber's: the task starts without it,
+        // as every task does, and what the task leaves is not the fiber's either.
+        boolean fibersInterrupt = worker.mode == Worker.Mode.MULTI_THREADED && Thread.interrupted();
         worker.lock.unlock();
         try {
             worker.runTask(task);
         } finally {
+            if (worker.mode == Worker.Mode.MULTI_THREADED) {
+                Thread.interrupted(); // the task's
+                if (fibersInterrupt) {
+                    Thread.currentThread().interrupt();
+                }
+            }
             worker.lock.lock();
             worker.inlineTask = null;
             worker.current = fiber;

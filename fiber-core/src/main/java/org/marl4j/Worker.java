@@ -423,7 +423,6 @@ final class Worker implements Runnable {
     void runTask(Task task) {
         stats.tasksRun++;
         work.progressed();
-        clearInterruptForNextTask();
         if (FlightRecording.started() && TaskRunEvent.isTurnedOn()) {
             runTaskRecorded(task);
         } else {
@@ -639,7 +638,7 @@ final class Worker implements Runnable {
      * clearInterruptForNextTask() clears a worker thread's interrupt status before it starts a task,
      * as {@code ThreadPoolExecutor} does: a status one task left set (a cancelled blocking call, a
      * re-asserted interrupt) is not the next task's. A bound thread keeps its status: it belongs to
-     * the application code that bound it.
+     * the application code that bound it. (A task a pinned wait runs: see PinnedWait.runInline.)
      */
     private void clearInterruptForNextTask() {
         if (mode == Mode.MULTI_THREADED) {

@@ -51,6 +51,45 @@ class PinningTest {
         private WaitsInInitializerForATaskOnItsOwnWorker() {}
     }
 
+    static final Event RELEASED_BY_AN_INTERRUPTING_TASK = new Event(Event.Mode.MANUAL);
+    static volatile boolean taskSawInterrupt;
+    static volatile boolean fiberKeptItsInterrupt;
+
+    static final class WaitsInterruptedInInitializerForATaskThatInterrupts {
+        static final int VALUE;
+
+        static {
+            Thread.currentThread().interrupt(); // the pinned fiber's own status
+            Marl.schedule(() -> {
+                taskSawInterrupt = Thread.currentThread().isInterrupted();
+                Thread.currentThread().interrupt(); // and the task leaves one of its own
+                RELEASED_BY_AN_INTERRUPTING_TASK.signal();
+            });
+            RELEASED_BY_AN_INTERRUPTING_TASK.await();
+            fiberKeptItsInterrupt = Thread.interrupted();
+            VALUE = 45;
+        }
+
+        private WaitsInterruptedInInitializerForATaskThatInterrupts() {}
+    }
+
+    /** The task a pinned wait runs inline starts without the pinned fiber's interrupt status, which the fiber keeps. */
+    @Test
+    void aTaskRunByAPinnedWait_startsUninterrupted_andThePinnedFiberKeepsItsInterrupt() {
+        AtomicInteger value = new AtomicInteger();
+        TestSchedulers.withBoundScheduler(1, scheduler -> {
+            WaitGroup done = new WaitGroup(1);
+            Marl.schedule(() -> {
+                value.set(WaitsInterruptedInInitializerForATaskThatInterrupts.VALUE);
+                done.done();
+            });
+            org.junit.jupiter.api.Assertions.assertTrue(done.await(TaskErrors.LONG), "the pinned wait deadlocked");
+        });
+        assertEquals(45, value.get());
+        assertEquals(false, taskSawInterrupt, "the task started with the pinned fiber's interrupt");
+        assertEquals(true, fiberKeptItsInterrupt, "the pinned fiber lost its interrupt status");
+    }
+
     /** With one worker, the waker queued behind a pinned wait runs on the pinned thread: no deadlock. */
     @Test
     void aPinnedWaitWithOneWorker_runsTheWakerQueuedOnItsOwnWorker() {
