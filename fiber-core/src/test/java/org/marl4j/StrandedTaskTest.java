@@ -29,29 +29,13 @@ class StrandedTaskTest {
         int queued = 16;
         AtomicInteger ran = new AtomicInteger();
         Set<Thread> ranOn = ConcurrentHashMap.newKeySet();
-        CountDownLatch blocking = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         AtomicReference<Thread> blocked = new AtomicReference<>();
         try (Scheduler scheduler = new Scheduler(config)) {
-            Worker first = scheduler.worker(0);
             // Placed on worker 0 directly, so every other worker is still in its first sleep. (The
             // monitor may yet hand it to another worker, if worker 0's thread is slow to start.)
-            first.work.enqueue(new Task(() -> {
-                blocked.set(Thread.currentThread());
-                blocking.countDown();
-                try {
-                    release.await(LONG.toMillis(), TimeUnit.MILLISECONDS); // holds the thread, not the fiber
-                } catch (InterruptedException e) {
-                    throw new AssertionError(e);
-                }
-            }), first);
-            assertTrue(blocking.await(LONG.toMillis(), TimeUnit.MILLISECONDS));
-            Worker victim = null;
-            for (int i = 0; i < workers; i++) {
-                if (scheduler.worker(i).thread() == blocked.get()) {
-                    victim = scheduler.worker(i);
-                }
-            }
+            blockThreadOf(scheduler.worker(0), blocked, release);
+            Worker victim = workerOf(scheduler, workers, blocked.get());
             for (int i = 0; i < queued; i++) {
                 Task task = new Task(() -> {
                     ranOn.add(Thread.currentThread());
@@ -82,22 +66,11 @@ class StrandedTaskTest {
         int delayed = 8;
         AtomicInteger ran = new AtomicInteger();
         Set<Thread> ranOn = ConcurrentHashMap.newKeySet();
-        CountDownLatch blocking = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         AtomicReference<Thread> blocked = new AtomicReference<>();
         try (Scheduler scheduler = new Scheduler(config)) {
-            Worker victim = scheduler.worker(0);
-            victim.work.enqueue(new Task(() -> {
-                blocked.set(Thread.currentThread());
-                blocking.countDown();
-                try {
-                    release.await(LONG.toMillis(), TimeUnit.MILLISECONDS); // holds the thread, not the fiber
-                } catch (InterruptedException e) {
-                    throw new AssertionError(e);
-                }
-            }), victim);
-            assertTrue(blocking.await(LONG.toMillis(), TimeUnit.MILLISECONDS));
-            assertTrue(victim.thread() == blocked.get(), "the blocking task ran on another worker than it was queued on");
+            blockThreadOf(scheduler.worker(0), blocked, release);
+            Worker victim = workerOf(scheduler, workers, blocked.get()); // the monitor may have moved the task
             // Filed in the blocked worker's own deadline heap, as enqueue(task, delay) from that
             // worker's tasks would: only the monitor can bring them out while it is blocked.
             long due = System.nanoTime() + Duration.ofMillis(20).toNanos();
@@ -118,5 +91,33 @@ class StrandedTaskTest {
         assertEquals(delayed, ran.get());
         errors.assertNone();
     }
-}
 
+    /** workerOf(scheduler, workers, thread) is the worker whose thread that is. */
+    private static Worker workerOf(Scheduler scheduler, int workers, Thread thread) {
+        for (int i = 0; i < workers; i++) {
+            if (scheduler.worker(i).thread() == thread) {
+                return scheduler.worker(i);
+            }
+        }
+        throw new AssertionError(thread + " is no worker thread");
+    }
+
+    /**
+     * blockThreadOf(worker, blocked, release) queues on worker a task that holds its thread (not
+     * just its fiber) until release opens, and returns once it does, with its thread in blocked.
+     */
+    private static void blockThreadOf(Worker worker, AtomicReference<Thread> blocked, CountDownLatch release)
+            throws InterruptedException {
+        CountDownLatch blocking = new CountDownLatch(1);
+        worker.work.enqueue(new Task(() -> {
+            blocked.set(Thread.currentThread());
+            blocking.countDown();
+            try {
+                release.await(LONG.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+        }), worker);
+        assertTrue(blocking.await(LONG.toMillis(), TimeUnit.MILLISECONDS));
+    }
+}
