@@ -24,7 +24,7 @@ final class CloseWatch {
     private boolean warned;
     private boolean cancelled;
 
-    /** CloseWatch(scheduler, warnAfterNanos, timeoutNanos) starts the clock; timeoutNanos < 0 means no timeout. */
+    /** CloseWatch(scheduler, warnAfterNanos, timeoutNanos) starts the clock; a negative timeoutNanos means no timeout. */
     CloseWatch(Scheduler scheduler, long warnAfterNanos, long timeoutNanos) {
         this(scheduler, null, warnAfterNanos, timeoutNanos);
     }
@@ -75,7 +75,7 @@ final class CloseWatch {
         if (bounded && !cancelled && now - cancelAt >= 0) {
             cancelled = true;
             String done = scheduler.cancelAllWaits();
-            if (done != null) { // nothing to cancel (the workers were stopping): nothing to warn of
+            if (done != null) { // nothing suspended or delayed was left to cancel: nothing to warn of
                 LOG.log(System.Logger.Level.WARNING, "close(" + (cancelAt - start) / 1_000_000 + " ms) of " + scheduler
                         + " timed out: " + done + "; it now waits for the tasks to unwind");
             }
@@ -86,7 +86,7 @@ final class CloseWatch {
         if (!warned && now - warnAt >= 0) {
             warned = true;
             if (unbinding != null) {
-                String report = scheduler.unbindReport(unbinding);
+                String report = scheduler.waitReport(unbinding);
                 LOG.log(System.Logger.Level.WARNING, "unbind() of thread " + Thread.currentThread().getName() + " from "
                         + scheduler + " has waited " + (now - start) / 1_000_000 + " ms for the tasks of its worker "
                         + "to finish. It waits for:\n"

@@ -15,6 +15,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>The task waits in its worker's deadline heap, the one that times out waiting fibers, so
  * delays cost no timer thread. When due it joins the worker's task queue like any task; it starts
  * no earlier than its delay, and later if its worker is busy or (by up to the spin duration) spinning.
+ * If that worker is stuck in one task, the scheduler's monitor moves the due task to its queue within
+ * a few milliseconds, where an idle worker takes it.
  */
 public final class DelayedTask extends Timed {
     private static final int PENDING = 0;

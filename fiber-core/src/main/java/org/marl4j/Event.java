@@ -188,10 +188,7 @@ public final class Event {
             }
             signalled = true;
             if (mode == Mode.AUTO) {
-                wake = waiters.poll();
-                if (wake != null) {
-                    wake.next = null;
-                }
+                wake = waiters.poll(); // unlinked: a chain of one for wakeChain
                 // A woken waiter consumes the signal when it runs; a callback consumes it here.
                 run = wake == null ? callbacks.poll() : null;
                 if (run != null) {
@@ -280,7 +277,8 @@ public final class Event {
     /**
      * await() blocks until the event is signalled; an AUTO event is then cleared. On a fiber it
      * suspends the fiber; on a plain thread it parks the thread. Not interruptible (as every
-     * marl4j wait): an interrupt stays pending for the code after the wait.
+     * marl4j wait): on a plain or bound thread an interrupt stays pending for the code after the
+     * wait (on a worker thread, see {@link Fiber}).
      */
     public void await() {
         Fiber fiber = Fiber.current();

@@ -41,7 +41,10 @@ import java.util.function.BooleanSupplier;
  *       {@link Task.Flag#SAME_THREAD} tasks, wait until the pinned fiber is woken: if its waker is
  *       one of them, the wait never ends, and marl4j logs a warning saying so after a second.
  *       Do not wait on a marl4j primitive inside a static initializer.
- *   <li>Fiber waits are not interruptible; the worker thread's interrupt status is left alone.
+ *   <li>Fiber waits are not interruptible. On a bound thread the interrupt status is the
+ *       application's and stays pending across waits. On a worker thread it is cleared before
+ *       each task (as {@code ThreadPoolExecutor} does), and a fiber's does not survive its waits:
+ *       other fibers' tasks run on the thread meanwhile.
  * </ul>
  *
  * <p>A thread bound with {@link Scheduler#bind()} has a fiber too (its "main fiber"): when it
@@ -163,6 +166,11 @@ public final class Fiber extends Waiter {
     /** id() is 0 for a thread's main fiber, else the fiber's number, from 1 per worker; for diagnostics. */
     int id() {
         return continuation == null ? 0 : continuation.id;
+    }
+
+    /** isMain() is whether this is a worker's main fiber: its thread's own stack, not a continuation. */
+    boolean isMain() {
+        return continuation == null;
     }
 
     /** timer() is this fiber's deadline-heap entry, made on first use. Called with worker.lock held. */
@@ -303,6 +311,9 @@ public final class Fiber extends Waiter {
      * @param timeout how long to wait at most
      * @param predicate the condition to wait for, evaluated with {@code lock} held
      * @return the predicate's last value: false if the wait timed out
+     * @throws IllegalStateException if this is not the calling thread's current fiber
+     * @throws IllegalMonitorStateException if the caller does not hold a {@link Mutex} or
+     *     {@code ReentrantLock} given as {@code lock}
      */
     public boolean await(Lock lock, Duration timeout, BooleanSupplier predicate) {
         checkAwait(lock, predicate);
@@ -404,7 +415,7 @@ public final class Fiber extends Waiter {
 
     @Override
     public String toString() {
-        String name = continuation == null ? "main fiber" : "fiber " + id();
+        String name = isMain() ? "main fiber" : "fiber " + id();
         return name + " of " + worker + " (" + state + ")"; // racy read of state: diagnostics only
     }
 }

@@ -149,8 +149,8 @@ final class FiberWaits {
      * park() suspends {@code fiber} (the current one) unless {@code waiter} has already been
      * notified, releasing userLock meanwhile. The waiter's flag is set before its fiber is woken, so
      * a notification that races with this call is seen here or wakes the suspended fiber. The
-     * refusals (lock check, cancellation) are checked by {@link Waiter#forCurrent()} before the
-     * waiter is published.
+     * refusals (lock check, cancellation) are checked before the waiter is published, by
+     * {@link Waiter#forCurrent(Lock)} or by the primitive's own wait ({@link #checkMaySuspend}).
      */
     @Excludes("lock")
     void park(Fiber fiber, Lock userLock, Waiter waiter, boolean timed, long deadline) {
@@ -295,7 +295,7 @@ final class FiberWaits {
     @GuardedBy("lock")
     private void switchAway(Fiber fiber) {
         worker.suspended.add(fiber); // before the yield: the fiber is listed whenever a dumper holds the lock
-        if (fiber == worker.main) {
+        if (fiber.isMain()) {
             worker.trampoline();
         } else if (!FiberContinuation.suspend()) {
             PinnedWait.block(worker, fiber);

@@ -20,6 +20,7 @@ public final class Marl {
      *
      * @param body the task's code
      * @throws IllegalStateException if no scheduler is bound to the calling thread
+     * @throws java.util.concurrent.RejectedExecutionException if that scheduler is closed
      */
     public static void schedule(Runnable body) {
         Objects.requireNonNull(body, "task body must not be null");
@@ -30,6 +31,8 @@ public final class Marl {
      * schedule(task) enqueues {@code task} on the scheduler bound to the calling thread.
      *
      * @param task the task
+     * @throws IllegalStateException if no scheduler is bound to the calling thread
+     * @throws java.util.concurrent.RejectedExecutionException if that scheduler is closed
      */
     public static void schedule(Task task) {
         Objects.requireNonNull(task, "task must not be null");

@@ -72,6 +72,10 @@ final class Monitor {
     private final long[] reportedProgress;
     /** The progress count of each worker's stall last logged as stranding work; -1 if none. */
     private final long[] warnedProgress;
+    /** The progress count of each worker's stall in which its policy threw for the monitor; -1 if none. */
+    private final long[] policyFailedProgress;
+    /** Set once an unexpected error in a check has been logged (it is a bug in marl4j: logged once). */
+    private boolean checkFailureLogged;
     private final Thread thread;
     private volatile boolean stopping;
 
@@ -89,6 +93,8 @@ final class Monitor {
         java.util.Arrays.fill(reportedProgress, -1);
         this.warnedProgress = new long[workers.length];
         java.util.Arrays.fill(warnedProgress, -1);
+        this.policyFailedProgress = new long[workers.length];
+        java.util.Arrays.fill(policyFailedProgress, -1);
         this.thread = new Thread(this::run, threadName);
         this.thread.setDaemon(true); // a scheduler nobody closed must not keep the JVM alive through this
     }
@@ -116,7 +122,18 @@ final class Monitor {
 
     private void run() {
         while (!stopping) {
-            LockSupport.parkNanos(this, check(System.nanoTime()) ? CHECK_NANOS : IDLE_PARK_NANOS);
+            boolean anyAwake = true;
+            try {
+                anyAwake = check(System.nanoTime());
+            } catch (RuntimeException | Error bug) {
+                // The monitor must outlive a failed check: without it, stranded work stays stranded.
+                if (!checkFailureLogged) {
+                    checkFailureLogged = true;
+                    LOG.log(System.Logger.Level.ERROR, "marl4j internal error in the monitor of " + scheduler
+                            + "; it keeps watching", bug);
+                }
+            }
+            LockSupport.parkNanos(this, anyAwake ? CHECK_NANOS : IDLE_PARK_NANOS);
         }
     }
 
@@ -144,11 +161,20 @@ final class Monitor {
             }
             // Active with no progress since the last sample: stalled in one task for a while. Its due
             // delayed tasks would wait for it in its deadline heap, where no thief looks: file them.
-            work.expireDeadlinesFor(now);
-            int queued = work.queued();
-            if (queued > 0) {
-                sendThieves(workers[i], queued);
+            if (policyFailedProgress[i] != progress) {
+                try {
+                    work.expireDeadlinesFor(now);
+                } catch (RuntimeException | Error policyFailure) {
+                    // A custom policy threw taking a due entry (left for the owner): say so once a stall.
+                    policyFailedProgress[i] = progress;
+                    scheduler.reportUncaught(policyFailure);
+                }
             }
+            int stealable = work.tasksQueued(); // ready fibers cannot move: no thief for them
+            if (stealable > 0) {
+                sendThieves(workers[i], stealable);
+            }
+            int queued = work.queued();
             // Fibers woken from other threads wait in its inbox, for it alone: warn of them too.
             if ((queued > 0 || work.hasWokenFibers())
                     && now - progressSince[i] >= strandedWarningNanos && warnedProgress[i] != progress) {
@@ -163,12 +189,12 @@ final class Monitor {
         return anyAwake;
     }
 
-    /** sendThieves(victim, queued) wakes up to {@code queued} idle workers to steal from victim. */
-    private void sendThieves(Worker victim, int queued) {
-        for (int j = 0; j < workers.length && queued > 0; j++) {
+    /** sendThieves(victim, tasks) wakes up to {@code tasks} idle workers to steal from victim. */
+    private void sendThieves(Worker victim, int tasks) {
+        for (int j = 0; j < workers.length && tasks > 0; j++) {
             Worker thief = workers[j];
             if (thief != victim && thief.work.activity() == Work.IDLE && thief.work.sendToSteal(victim)) {
-                queued--;
+                tasks--;
             }
         }
     }

@@ -43,7 +43,7 @@ public final class Mutex implements Lock {
         }
     }
 
-    /** The owning Fiber, or Thread when taken off the scheduler; null when free. */
+    /** The owner (see {@link #currentOwner()}): a Fiber, a Thread, or a pinned wait's inline task run; null when free. */
     @SuppressWarnings("unused") // accessed through OWNER
     private volatile Object owner;
     /** Reentrant holds by the owner; touched only by the owner. */
@@ -80,7 +80,7 @@ public final class Mutex implements Lock {
     /** tryLock() acquires the mutex only if it is free (or already owned by the caller). */
     @Override
     public boolean tryLock() {
-        Object me = Waiter.currentOwner();
+        Object me = currentOwner();
         if (OWNER.compareAndSet(this, null, me)) {
             holds = 1;
             return true;
@@ -130,7 +130,7 @@ public final class Mutex implements Lock {
      */
     @Override
     public void unlock() {
-        Object me = Waiter.currentOwner();
+        Object me = currentOwner();
         if (owner != me) {
             throw new IllegalMonitorStateException("Mutex.unlock() by " + me + ", which does not own it (owner: "
                     + owner + ")");
@@ -162,22 +162,23 @@ public final class Mutex implements Lock {
     }
 
     /**
-     * isHeldByCurrentFiber() returns whether the calling fiber (or thread, off the scheduler) owns the mutex.
+     * isHeldByCurrentFiber() returns whether the caller owns the mutex: the calling fiber, or the
+     * calling thread off the scheduler or in a bound thread's own code (see the class comment).
      *
      * @return whether the caller owns the mutex
      */
     public boolean isHeldByCurrentFiber() {
-        return owner == Waiter.currentOwner();
+        return owner == currentOwner();
     }
 
     /**
-     * holdCount() returns how many times the calling fiber (or thread, off the scheduler) holds the
-     * mutex: 0 if it does not own it.
+     * holdCount() returns how many times the caller (as {@link #isHeldByCurrentFiber()} names it)
+     * holds the mutex: 0 if it does not own it.
      *
      * @return the caller's holds, 0 if it does not own the mutex
      */
     public int holdCount() {
-        return owner == Waiter.currentOwner() ? holds : 0;
+        return owner == currentOwner() ? holds : 0;
     }
 
     /**
@@ -204,11 +205,30 @@ public final class Mutex implements Lock {
         return owner != null;
     }
 
+    /**
+     * currentOwner() is what owns a {@link Mutex} the caller takes: its continuation fiber; else its
+     * thread, also on a bound thread's main fiber (the thread's own code keeps what it locked before
+     * bind() and after unbind()); and for a task a pinned wait runs inline, that run of the task (it
+     * shares the thread with the pinned fiber and perhaps a bound thread's suspended code).
+     */
+    private static Object currentOwner() {
+        Worker worker = Worker.current();
+        if (worker == null) {
+            return Thread.currentThread();
+        }
+        Fiber fiber = worker.current;
+        if (fiber == null) {
+            Object inline = worker.inlineOwner;
+            return inline != null ? inline : Thread.currentThread(); // (a worker thread's initializer, say)
+        }
+        return fiber.isMain() ? Thread.currentThread() : fiber;
+    }
+
     private boolean acquire(boolean timed, long deadline) {
         if (tryLock()) {
             return true;
         }
-        Object me = Waiter.currentOwner();
+        Object me = currentOwner();
         guard.lock();
         try {
             while (true) {

@@ -63,26 +63,36 @@ final class PinnedWait {
         worker.restoreInterrupt();
     }
 
+    /**
+     * What owns the Mutexes a task takes while a pinned wait runs it: one per run, since a Task may
+     * be enqueued (and so run) more than once, even by two pinned workers at the same time.
+     */
+    private static final class InlineOwner {
+        private final Task task;
+        private final Thread thread;
+
+        InlineOwner(Task task) {
+            this.task = task;
+            this.thread = Thread.currentThread();
+        }
+
+        @Override
+        public String toString() {
+            return task + " run by a pinned wait on " + thread.getName();
+        }
+    }
+
     /** runInline(worker, fiber, task) runs a task on the pinned fiber's thread, as plain thread code. */
     @GuardedBy("worker.lock")
     private static void runInline(Worker worker, Fiber fiber, Task task) {
         worker.current = null; // the task has no fiber: its waits block the thread
-        worker.inlineTask = task; // and it owns its locks itself (see Waiter.currentOwner)
-        // On a worker thread the interrupt status is the pinned fiber's: the task starts without it,
-        // as every task does, and what the task leaves is not the fiber's either.
-        boolean fibersInterrupt = worker.mode == Worker.Mode.MULTI_THREADED && Thread.interrupted();
+        worker.inlineOwner = new InlineOwner(task); // its own Mutex owner (see Mutex.currentOwner)
         worker.lock.unlock();
         try {
             worker.runTask(task);
         } finally {
-            if (worker.mode == Worker.Mode.MULTI_THREADED) {
-                Thread.interrupted(); // the task's
-                if (fibersInterrupt) {
-                    Thread.currentThread().interrupt();
-                }
-            }
             worker.lock.lock();
-            worker.inlineTask = null;
+            worker.inlineOwner = null;
             worker.current = fiber;
         }
     }

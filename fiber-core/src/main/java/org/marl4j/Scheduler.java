@@ -175,7 +175,8 @@ public final class Scheduler implements AutoCloseable {
      * any task. Like {@link #close()}, it waits as long as it takes, but not silently: after the
      * same few seconds it logs, once, at WARNING, the fibers of its worker still suspended.
      *
-     * @throws IllegalStateException if this scheduler is not bound to the calling thread
+     * @throws IllegalStateException if this scheduler is not bound to the calling thread, if that
+     *     thread is one of its worker threads, or if called from a task running on the bound thread
      */
     public void unbind() {
         Worker worker = Worker.current();
@@ -522,15 +523,11 @@ public final class Scheduler implements AutoCloseable {
      */
     String closeReport() {
         StringBuilder report = new StringBuilder();
-        suspendedFibers().forEach(report::append);
         Map<Thread, Worker> boundNow = bound.snapshot();
         List<Worker> all = new ArrayList<>(List.of(workers));
         all.addAll(boundNow.values());
         for (Worker worker : all) {
-            String delayed = worker.work.delayedSummary();
-            if (!delayed.isEmpty()) {
-                report.append(worker).append(": ").append(delayed).append('\n');
-            }
+            report.append(waitReport(worker));
         }
         for (Thread t : boundNow.keySet()) {
             report.append("thread ").append(t.getName()).append(t == Thread.currentThread()
@@ -548,10 +545,10 @@ public final class Scheduler implements AutoCloseable {
     }
 
     /**
-     * unbindReport(worker) describes, for a long unbind()'s warning, what that bound worker waits
-     * for: its suspended fibers and its pending delayed tasks.
+     * waitReport(worker) describes what one worker waits for before it may stop: its suspended
+     * fibers and its pending delayed tasks. A long unbind()'s warning is this of its worker.
      */
-    String unbindReport(Worker worker) {
+    String waitReport(Worker worker) {
         List<SuspendedFiber> fibers = new ArrayList<>();
         worker.waits.addSuspendedTo(fibers);
         StringBuilder report = new StringBuilder();

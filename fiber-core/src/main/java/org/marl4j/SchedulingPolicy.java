@@ -12,7 +12,8 @@ package org.marl4j;
  * }</pre>
  *
  * <p>Each worker gets its own instance from the configured factory. Every method is called by
- * that worker, or by a thread enqueueing to or stealing from it, always with the worker's lock
+ * that worker, by a thread enqueueing to or stealing from it, or by the scheduler's monitor thread
+ * filing the due delayed tasks of a worker stalled in one task, always with the worker's lock
  * held: implementations need no synchronization of their own, but must be quick and must not
  * block, wait or call into the scheduler. The default is {@link FifoPolicy}, marl's order. A custom
  * policy may keep per-fiber data in an {@code IdentityHashMap}; fibers are reused for many tasks,

@@ -76,13 +76,13 @@ public record SuspendedFiber(String name, int workerId, String threadName, State
         };
         Duration timeLeft = state == State.TIMED_WAITING ? Duration.ofNanos(fiber.timerIfAny().deadline - now) : null;
         StackTraceElement[] frames = null;
-        if (fiber.continuation != null && !pinned) {
+        if (!fiber.isMain() && !pinned) {
             frames = fiber.continuation.suspendedStackTrace();
         } else if (thread != null) {
             // A main fiber, or a pinned fiber: their frames are on the thread's own stack.
             frames = thread.getStackTrace();
         }
-        return new SuspendedFiber(fiber.id() == 0 ? "main fiber" : "fiber " + fiber.id(), fiber.worker.id,
+        return new SuspendedFiber(fiber.isMain() ? "main fiber" : "fiber " + fiber.id(), fiber.worker.id,
                 thread == null ? "?" : thread.getName(), state, timeLeft,
                 frames == null ? List.of() : Arrays.asList(fromSuspend(frames)));
     }

@@ -21,10 +21,10 @@ import jdk.jfr.StackTrace;
  *
  * <p><b>Cost when off.</b> Until JFR has started in the JVM, the worker does not touch this class
  * at all ({@link FlightRecording}: loading it costs the JVM's JFR set-up). After that, it asks
- * {@link #isTurnedOn()}, which reads a static field
- * and calls {@code isEnabled()} on a pre-made instance; JFR instruments that method of every event
- * class to read one static field of the class ({@code eventConfiguration}), null until a recording
- * enables the event. So a task pays two field loads and no allocation, in the interpreter and C1
+ * {@link #isTurnedOn()}, which reads a static field and calls {@code isEnabled()} on a pre-made
+ * instance; JFR instruments that method of every event class to read one static field of the
+ * class ({@code eventConfiguration}), null until a recording enables the event. So a task pays
+ * three field loads (the gate's volatile one first) and no allocation, in the interpreter and C1
  * too, instead of relying on escape analysis to remove a {@code new TaskRunEvent()} per task. This
  * is the user-level form of the {@code VirtualThreadStartEvent.isTurnedOn()} guard in
  * {@code java.lang.VirtualThread.run}; JFR re-instruments already-loaded event classes when a
@@ -78,7 +78,7 @@ final class TaskRunEvent extends jdk.jfr.Event {
         }
     }
 
-    /** schedulerName(s) is "Scheduler@<hex>", the stable start of s.toString() (which adds ", closed" later). */
+    /** schedulerName(s) is "Scheduler@" and its identity hash in hex, the stable start of s.toString() (which adds ", closed" later). */
     static String schedulerName(Scheduler s) {
         return "Scheduler@" + Integer.toHexString(System.identityHashCode(s));
     }

@@ -142,8 +142,8 @@ public final class WaitGroup {
 
     /**
      * await() blocks until the count is zero. On a fiber it suspends the fiber; on a plain thread
-     * it parks the thread. Not interruptible (as every marl4j wait): an interrupt stays pending
-     * for the code after the wait.
+     * it parks the thread. Not interruptible (as every marl4j wait): on a plain or bound thread an
+     * interrupt stays pending for the code after the wait (on a worker thread, see {@link Fiber}).
      */
     public void await() {
         await(false, 0);

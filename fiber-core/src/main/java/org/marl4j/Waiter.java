@@ -7,7 +7,7 @@ import java.util.concurrent.locks.LockSupport;
  * One wait on a marl4j primitive by a fiber or, off the scheduler, by a plain thread: the node the
  * primitives keep in their {@link WaitQueue}s.
  *
- * <p>{@link #wake()} sets {@link #notified} before it wakes the fiber or unparks the thread, and a
+ * <p>{@link #notifyWaiter()} sets {@link #notified} before it wakes the fiber or unparks the thread, and a
  * fiber checks the flag under its worker's lock before it suspends ({@link FiberWaits#park}), so a
  * notification can never fall between a waiter's enqueue and its suspend.
  *
@@ -82,24 +82,6 @@ abstract class Waiter {
             fiber.worker.waits.checkMaySuspend(fiber, releasedByWait);
         }
         return waiter;
-    }
-
-    /**
-     * currentOwner() is what owns a {@link Mutex} the caller takes: its continuation fiber; else its
-     * thread, also on a bound thread's main fiber (the thread's own code keeps what it locked before
-     * bind() and after unbind()); and for a task a pinned wait runs inline, that task (it shares the
-     * thread with the pinned fiber and perhaps a bound thread's suspended code).
-     */
-    static Object currentOwner() {
-        Worker worker = Worker.current();
-        if (worker == null) {
-            return Thread.currentThread();
-        }
-        Fiber fiber = worker.current;
-        if (fiber == null) {
-            return worker.inlineTask;
-        }
-        return fiber.continuation != null ? fiber : Thread.currentThread();
     }
 
     /**

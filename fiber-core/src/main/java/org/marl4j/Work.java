@@ -10,7 +10,8 @@ import java.util.concurrent.locks.Condition;
 /**
  * Work is one worker's queue of work, its lock, and every call other threads make on a worker:
  * marl's {@code Worker::Work}. Enqueuers add tasks, wakers add ready fibers, thieves take tasks,
- * timers come due, the scheduler stops it and its monitor looks at it. The worker's own run loop
+ * timers come due, the scheduler stops it, and its monitor looks at it (and files the due timers of
+ * an owner stalled in a task). The worker's own run loop
  * lives in {@link Worker}.
  *
  * <p>What it holds, all guarded by {@link #lock}: the {@link SchedulingPolicy}, with the queued
@@ -126,7 +127,7 @@ final class Work {
     /** Delayed tasks in the deadline heap: the worker does not stop while any is pending. */
     @GuardedBy("lock")
     private int numDelayed;
-    /** Set by requestStop(): the owner drains, then stops. */
+    /** Set by requestStop() (a worker thread, at close) or by unbind() (a bound worker): the owner drains, then stops. */
     @GuardedBy("lock")
     boolean shutdown;
     /** Set once the worker has drained and stopped: adders then pick another worker. */
@@ -336,7 +337,9 @@ final class Work {
      * expireDeadlinesFor(now) is the monitor's help for an owner stalled in one task (see {@link
      * Monitor}): if the lock is free, it files the due delayed tasks (and timed-out fibers) as the
      * owner would, so that idle workers may steal the tasks instead of leaving them to wait for the
-     * owner. A contended lock means the owner is not stalled after all: it is left alone.
+     * owner. A contended lock means the owner is not stalled after all: it is left alone. A custom
+     * policy's exception reaches the caller (the monitor); the entry it failed on stays due, for the
+     * owner.
      */
     @Excludes("lock")
     void expireDeadlinesFor(long now) {

@@ -22,7 +22,8 @@ import java.util.ArrayDeque;
  * back to it. Every continuation fiber runs the worker loop ({@link #runUntilShutdown}); tasks run
  * inline on whichever fiber is running that loop, so a task that never blocks costs no switch. On
  * an MTW the trampoline is the thread's whole body. On an STW the main fiber is the application's
- * own stack: when it blocks, it runs the trampoline in place until it is itself woken.
+ * own stack: when it blocks, it runs the trampoline in place until it is itself woken; at unbind()
+ * it runs it until the worker has drained, so its remaining tasks run on fibers too.
  *
  * <p><b>Lock hand-off.</b> As in marl, {@code lock} is held across fiber switches: a suspending
  * fiber yields with it held and the fiber resumed next continues holding it. User code never runs
@@ -128,17 +129,22 @@ final class Worker implements Runnable {
     /** The fibers inside a wait; its size is marl's numBlockedFibers. */
     @GuardedBy("lock")
     final SuspendedList suspended = new SuspendedList(this);
-    /** For an STW draining in close(): when to log the suspended fibers, and when to cancel them. */
+    /** For an STW draining in unbind() (or close()): when to log the suspended fibers, and (close) when to cancel them. */
     @GuardedBy("lock")
     private CloseWatch closeWatch;
 
     // Touched only by this worker's thread.
     /** The fiber running on this worker's thread; the main fiber when the trampoline runs; null during a pinned wait's task. */
     Fiber current;
-    /** The task a pinned wait runs inline (see {@link PinnedWait}), while {@code current} is null: what owns its locks. */
-    Task inlineTask;
+    /** While a pinned wait runs a task inline ({@code current} is null): what owns the task's Mutexes. */
+    Object inlineOwner;
     Fiber main;
     private long rng;
+    /**
+     * The worker's thread (see {@link #thread()}): written once, before the thread starts (a worker
+     * thread) or by the binding thread before other threads can reach the worker (a bound one); read
+     * by the monitor and by close() too.
+     */
     private Thread thread;
     /** What this worker, as a thief, last saw of each victim; made at its first steal. Owner only. */
     private FreshTaskRule freshTaskRule;
@@ -190,7 +196,7 @@ final class Worker implements Runnable {
             work.shutdown = true;
             closeWatch = watch;
             work.drainInbox();
-            if (work.num() == 0 && suspended.size() == 0 && work.numDelayed() == 0 && work.closeTaskInbox()) {
+            if (work.num() == 0 && mayStop() && work.closeTaskInbox()) {
                 drained = true; // nothing left: no fiber needed to find that out
             } else {
                 trampoline(); // returns once a fiber's loop has found the worker drained
@@ -273,9 +279,10 @@ final class Worker implements Runnable {
     // ---------------------------------------------------------------- running
 
     /**
-     * trampoline() runs fibers on the thread's own stack until the main fiber is picked to run
-     * (single-threaded worker) or the worker has shut down (multi-threaded worker). Called on the
-     * main fiber with lock held; the lock stays held across each fiber's run.
+     * trampoline() runs fibers on the thread's own stack until the main fiber is picked to run (a
+     * single-threaded worker's thread woken in its own wait) or the worker has shut down and drained
+     * (a multi-threaded worker at close; a single-threaded one in unbind()). Called on the main fiber
+     * with lock held; the lock stays held across each fiber's run.
      */
     @GuardedBy("lock")
     void trampoline() {
@@ -407,12 +414,21 @@ final class Worker implements Runnable {
             }
             // Idle: the worker ends once shut down with nothing queued, blocked or delayed, and no
             // task pushed since the last drain (closeTaskInbox fails then, and that task runs first).
-            if (work.shutdown && suspended.size() == 0 && work.numDelayed() == 0 && work.closeTaskInbox()) {
+            if (mayStop() && work.closeTaskInbox()) {
                 drained = true;
                 return null;
             }
             waitForWork();
         }
+    }
+
+    /**
+     * mayStop() is whether a worker told to shut down holds nothing that will need it later: no
+     * suspended fiber and no delayed task (its queue, checked apart, must be empty too).
+     */
+    @GuardedBy("lock")
+    private boolean mayStop() {
+        return work.shutdown && suspended.size() == 0 && work.numDelayed() == 0;
     }
 
     /**
@@ -423,6 +439,7 @@ final class Worker implements Runnable {
     void runTask(Task task) {
         stats.tasksRun++;
         work.progressed();
+        clearInterruptForNextTask();
         if (FlightRecording.started() && TaskRunEvent.isTurnedOn()) {
             runTaskRecorded(task);
         } else {
@@ -475,7 +492,7 @@ final class Worker implements Runnable {
         if (mode == Mode.MULTI_THREADED && spinNanos > 0 && spin()) {
             return;
         }
-        while (work.num() == 0 && !(work.shutdown && suspended.size() == 0 && work.numDelayed() == 0)) {
+        while (work.num() == 0 && !mayStop()) {
             sleepForWork();
         }
         if (work.num() > 0) {
@@ -553,8 +570,8 @@ final class Worker implements Runnable {
 
     /**
      * sleepForWork() sleeps until work is added, the earliest deadline passes, another thread sends
-     * it to steal or (an STW draining in close) the close watch is due; then expires deadlines and
-     * steals what it was sent for. Every idle sleep ends here, so a steal request is never left
+     * it to steal or (an STW draining in unbind() or close()) the watch is due; then expires
+     * deadlines and steals what it was sent for. Every idle sleep ends here, so a steal request is never left
      * unanswered: one left set would make the monitor pass this worker over for good.
      */
     @GuardedBy("lock")
@@ -565,14 +582,6 @@ final class Worker implements Runnable {
         sleep(true, Long.MAX_VALUE);
         if (mode == Mode.MULTI_THREADED) {
             scheduler.idle.onWorkerWoke();
-        }
-        if (closeWatch != null && closeWatch.due()) {
-            lock.unlock(); // the watch dumps every worker's fibers, this one's included
-            try {
-                closeWatch.act();
-            } finally {
-                lock.lock();
-            }
         }
         Worker victim = work.takeStealHint();
         if (victim != null) {
@@ -597,8 +606,10 @@ final class Worker implements Runnable {
 
     /**
      * sleep(idle, maxNanos) sleeps on the work's condition, as {@link Work#sleep}, for at most
-     * maxNanos (and, draining in close, until the close watch is due), minding interrupts and
-     * deadlines. Called with lock held.
+     * maxNanos (and, draining in unbind() or close(), until the watch is due, which it then acts
+     * on), minding interrupts and deadlines. Called with lock held; releases it meanwhile. Idle
+     * sleeps and a pinned fiber's wait both come here, so a due watch is never left unacted (a
+     * pinned wait once spun on a watch due forever, its sleeps 1 ns each).
      */
     @GuardedBy("lock")
     void sleep(boolean idle, long maxNanos) {
@@ -612,6 +623,15 @@ final class Worker implements Runnable {
         work.drainInbox(); // a pinned wait (PinnedWait) sees its fiber QUEUED only once this ran
         if (work.hasDeadlines()) {
             work.expireDeadlines(System.nanoTime());
+        }
+        if (closeWatch != null && closeWatch.due()) {
+            lock.unlock(); // the watch dumps every worker's fibers, this one's included
+            try {
+                closeWatch.act();
+            } finally {
+                lock.lock();
+            }
+            work.drainInbox(); // what a cancellation woke
         }
     }
 
@@ -638,7 +658,9 @@ final class Worker implements Runnable {
      * clearInterruptForNextTask() clears a worker thread's interrupt status before it starts a task,
      * as {@code ThreadPoolExecutor} does: a status one task left set (a cancelled blocking call, a
      * re-asserted interrupt) is not the next task's. A bound thread keeps its status: it belongs to
-     * the application code that bound it. (A task a pinned wait runs: see PinnedWait.runInline.)
+     * the application code that bound it. So on a worker thread a fiber's interrupt status does not
+     * survive its waits: another fiber's task may run on the thread meanwhile (and {@link #sleep}
+     * consumes an interrupt that ends a worker's sleep).
      */
     private void clearInterruptForNextTask() {
         if (mode == Mode.MULTI_THREADED) {

@@ -229,6 +229,65 @@ class MonitorTest {
         }
     }
 
+    /** A FIFO policy that refuses tasks handed to it on the monitor thread. */
+    static final class RefusesOnTheMonitor implements SchedulingPolicy {
+        private final FifoPolicy fifo = new FifoPolicy();
+
+        @Override
+        public void awakened(Fiber fiber) {
+            fifo.awakened(fiber);
+        }
+
+        @Override
+        public void enqueued(Task task) {
+            if (Thread.currentThread().getName().endsWith("monitor")) {
+                throw new IllegalStateException("policy refuses on the monitor");
+            }
+            fifo.enqueued(task);
+        }
+
+        @Override
+        public Fiber pickNextFiber() {
+            return fifo.pickNextFiber();
+        }
+
+        @Override
+        public Task pickNextTask() {
+            return fifo.pickNextTask();
+        }
+
+        @Override
+        public Task steal() {
+            return fifo.steal();
+        }
+
+        @Override
+        public boolean remove(Fiber fiber) {
+            return fifo.remove(fiber);
+        }
+    }
+
+    @Test
+    void aPolicyThatThrowsForTheMonitor_isReported_andTheMonitorGoesOn() throws Exception {
+        TaskErrors errors = new TaskErrors();
+        Scheduler.Config config = errors.config(2).setSchedulingPolicy(RefusesOnTheMonitor::new);
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicInteger delayedRan = new AtomicInteger();
+        try (Scheduler scheduler = new Scheduler(config)) {
+            scheduler.enqueue(new Task(() -> {
+                scheduler.enqueue(new Task(delayedRan::incrementAndGet), Duration.ofMillis(5)); // on this worker
+                holdThreadUntil(release);
+            }));
+            await().atMost(LONG).until(() -> !errors.errors().isEmpty());
+            assertTrue(errors.errors().get(0).getMessage().contains("policy refuses on the monitor"), errors.errors().toString());
+            String monitorName = config.getThreadNamePrefix() + "monitor";
+            assertTrue(Thread.getAllStackTraces().keySet().stream().anyMatch(t -> t.getName().equals(monitorName)),
+                    "the monitor thread died");
+            release.countDown();
+            await().atMost(LONG).until(() -> delayedRan.get() == 1); // its owner files it once free
+        }
+    }
+
     @Test
     void aWorkerThatHasJustStarted_isNotTakenForAStalledOne_byTheMonitorsFirstSample() {
         try (Scheduler scheduler = new Scheduler(TestSchedulers.config(0));

@@ -39,7 +39,8 @@ import org.marl4j.Task;
  * goes on running other tasks and fibers, and the fiber is re-queued on its own worker when the
  * stage completes, from whatever thread completes it. Called on any other thread, they block it.
  * A stage that is already complete is answered at once, without suspending. Waits are not
- * interruptible (as {@link CompletableFuture#join()}); the interrupt status is left alone.
+ * interruptible (as {@link CompletableFuture#join()}); on a plain or bound thread the interrupt
+ * status stays pending for the code after the wait (on a worker thread, see {@link org.marl4j.Fiber}).
  *
  * <p>Failures: the caller gets the exception the stage failed with, unwrapped from
  * {@link CompletionException} and {@link ExecutionException}. Runtime exceptions (including
