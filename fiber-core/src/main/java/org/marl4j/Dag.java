@@ -99,7 +99,9 @@ public final class Dag<T> {
         Throwable first = run.failures.poll();
         if (first != null) {
             for (Throwable later; (later = run.failures.poll()) != null; ) {
-                first.addSuppressed(later);
+                if (later != first) { // two nodes may throw the same instance; it cannot suppress itself
+                    first.addSuppressed(later);
+                }
             }
             throw Dag.<RuntimeException>sneaky(first);
         }

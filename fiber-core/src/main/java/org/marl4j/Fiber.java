@@ -120,9 +120,12 @@ public final class Fiber extends Waiter {
     Fiber inboxNext;
     /** True from a wake() that pushed this fiber onto its worker's inbox until the owner takes it off. */
     volatile boolean inInbox;
+    /** PINNED and RELOCKING bits, written by the worker's thread only (one byte: a Fiber is 64 bytes). */
+    private byte flags;
     /** Set while this fiber is pinned: blocking its worker's thread in a wait with its continuation mounted. */
-    @GuardedBy("worker.lock")
-    boolean pinned;
+    private static final byte PINNED = 1;
+    /** Set while this fiber takes a wait's user lock again (see FiberWaits.relock): cancellation spares it. */
+    private static final byte RELOCKING = 2;
     /**
      * True when a wait ended un-notified after a notifier had taken this fiber's own waiter node
      * (the Waiter fields this class inherits): the node is in use until {@code notified} is set.
@@ -166,6 +169,28 @@ public final class Fiber extends Waiter {
     /** id() is 0 for a thread's main fiber, else the fiber's number, from 1 per worker; for diagnostics. */
     int id() {
         return continuation == null ? 0 : continuation.id;
+    }
+
+    /** pinned() is whether this fiber is pinned (see {@link PinnedWait}); read with worker.lock held. */
+    @GuardedBy("worker.lock")
+    boolean pinned() {
+        return (flags & PINNED) != 0;
+    }
+
+    /** setPinned(pinned) marks the pinned wait's start and end; the worker's thread, with worker.lock held. */
+    @GuardedBy("worker.lock")
+    void setPinned(boolean pinned) {
+        flags = (byte) (pinned ? flags | PINNED : flags & ~PINNED);
+    }
+
+    /** relocking() is whether this fiber is taking a wait's user lock again; the worker's thread only. */
+    boolean relocking() {
+        return (flags & RELOCKING) != 0;
+    }
+
+    /** setRelocking(relocking) marks FiberWaits.relock's start and end; the worker's thread only. */
+    void setRelocking(boolean relocking) {
+        flags = (byte) (relocking ? flags | RELOCKING : flags & ~RELOCKING);
     }
 
     /** isMain() is whether this is a worker's main fiber: its thread's own stack, not a continuation. */

@@ -113,8 +113,27 @@ final class FiberWaits {
                 }
             } finally {
                 lock.unlock();
-                userLock.lock();
+                relock(fiber, userLock);
             }
+        }
+    }
+
+    /**
+     * relock(fiber, userLock) takes a wait's user lock again, as {@code Condition.await} does before
+     * it returns or throws, even when a bounded close has cancelled this worker's waits meanwhile: a
+     * {@link Mutex} contended then would refuse the fiber, and the caller's {@code finally} would
+     * unlock a Mutex it does not hold (and restore its holds onto the owner's). So the fiber's own
+     * waits for the Mutex are spared the cancellation; the holder, cancelled too, unwinds and
+     * releases it. Called without lock.
+     */
+    @Excludes("lock")
+    static void relock(Fiber fiber, Lock userLock) {
+        boolean outer = fiber.relocking(); // a Mutex's own wait for its guard nests a relock in one
+        fiber.setRelocking(true);
+        try {
+            userLock.lock();
+        } finally {
+            fiber.setRelocking(outer);
         }
     }
 
@@ -162,7 +181,7 @@ final class FiberWaits {
             }
         } finally {
             lock.unlock();
-            userLock.lock();
+            relock(fiber, userLock);
         }
     }
 
@@ -253,7 +272,7 @@ final class FiberWaits {
             throw new IllegalStateException(fiber + " is not the fiber running on this thread ("
                     + worker.current + "): only a fiber can suspend itself");
         }
-        if (cancelled) { // racy read: a cancellation that comes later is seen under the lock in suspend()
+        if (cancelled && !fiber.relocking()) { // racy read: a later cancellation is seen under the lock in suspend()
             throw cancellation();
         }
         if (checkLocks) {
@@ -269,7 +288,7 @@ final class FiberWaits {
      */
     @GuardedBy("lock")
     private void suspend(Fiber fiber, boolean timed, long deadline) {
-        if (cancelled) {
+        if (cancelled && !fiber.relocking()) {
             throw cancellation();
         }
         if (timed) {
@@ -283,7 +302,7 @@ final class FiberWaits {
         } else {
             switchAway(fiber); // nothing but this and fiber live across the switch: see Memory above
         }
-        if (cancelled) {
+        if (cancelled && !fiber.relocking()) {
             throw cancellation();
         }
     }
@@ -357,7 +376,7 @@ final class FiberWaits {
         try {
             long now = System.nanoTime();
             Thread thread = worker.thread();
-            worker.suspended.forEach(f -> into.add(SuspendedFiber.of(f, thread, f.pinned, now)));
+            worker.suspended.forEach(f -> into.add(SuspendedFiber.of(f, thread, f.pinned(), now)));
         } finally {
             lock.unlock();
         }

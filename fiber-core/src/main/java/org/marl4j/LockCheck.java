@@ -100,7 +100,7 @@ final class LockCheck {
             return reentrant.isHeldByCurrentThread(); // the wait releases every hold (see LockHolds)
         }
         if (lock instanceof ReentrantReadWriteLock.WriteLock write) {
-            return write.getHoldCount() == 1;
+            return write.isHeldByCurrentThread(); // the wait releases every hold (see LockHolds)
         }
         return true;
     }

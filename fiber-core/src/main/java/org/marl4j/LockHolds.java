@@ -2,13 +2,16 @@ package org.marl4j;
 
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
  * The holds of a reentrant lock across a wait that releases it: a wait must release every hold,
  * since keeping one would shut out the very fiber (or thread) that is to wake it, and the caller
  * gets them all back when the wait returns, as {@code ReentrantLock}'s own {@code Condition} does.
- * A {@link Mutex} or a {@code ReentrantLock} held n times keeps one hold for the wait to release
- * and take again; the other n - 1 are put aside here. Any other lock must be held once.
+ * A {@link Mutex}, a {@code ReentrantLock} or a {@code ReentrantReadWriteLock}'s write lock held n
+ * times keeps one hold for the wait to release and take again; the other n - 1 are put aside here.
+ * Any other lock must be held once (a lock whose holds cannot be counted would keep the extra ones
+ * through the wait, shutting out its waker).
  */
 final class LockHolds {
     private LockHolds() {}
@@ -37,16 +40,29 @@ final class LockHolds {
             }
             return holds;
         }
+        if (lock instanceof ReentrantReadWriteLock.WriteLock write) {
+            int holds = write.getHoldCount();
+            if (holds == 0) {
+                throw new IllegalMonitorStateException(waitName + " needs " + write
+                        + " held by the calling thread: lock it before awaiting");
+            }
+            for (int i = 1; i < holds; i++) {
+                write.unlock();
+            }
+            return holds;
+        }
         return 1;
     }
 
     /** restore(lock, holds) gives back the holds reduceToOne put aside; called holding lock once. */
     static void restore(Lock lock, int holds) {
         if (lock instanceof Mutex mutex) {
-            mutex.restoreHolds(holds);
-        } else if (lock instanceof ReentrantLock reentrant) {
+            if (mutex.isHeldByCurrentFiber()) { // it is, unless the wait failed to take it again (a bug)
+                mutex.restoreHolds(holds);
+            }
+        } else if (lock instanceof ReentrantLock || lock instanceof ReentrantReadWriteLock.WriteLock) {
             for (int i = 1; i < holds; i++) {
-                reentrant.lock();
+                lock.lock();
             }
         }
     }

@@ -86,7 +86,7 @@ public final class Marl {
             }
             if (first == null) {
                 first = failure;
-            } else {
+            } else if (failure != first) { // two functions may throw the same instance
                 first.addSuppressed(failure);
             }
         }

@@ -30,7 +30,7 @@ final class PinnedWait {
     @GuardedBy("worker.lock")
     static void block(Worker worker, Fiber fiber) {
         Work work = worker.work;
-        fiber.pinned = true;
+        fiber.setPinned(true);
         long stuckSince = 0;
         boolean warned = false;
         try {
@@ -58,7 +58,7 @@ final class PinnedWait {
             }
             work.removeReadyFiber(fiber);
         } finally {
-            fiber.pinned = false;
+            fiber.setPinned(false);
         }
         worker.restoreInterrupt();
     }

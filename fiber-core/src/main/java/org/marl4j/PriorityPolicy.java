@@ -26,7 +26,8 @@ public final class PriorityPolicy implements SchedulingPolicy {
     /** A queued fiber or task with the priority it was queued at and its arrival number. */
     private record Entry(Object item, int priority, long sequence) {}
 
-    private static final Comparator<Entry> ORDER = Comparator.comparingInt((Entry e) -> -e.priority)
+    /** Highest priority first (compared, not negated: -Integer.MIN_VALUE overflows), then FIFO. */
+    private static final Comparator<Entry> ORDER = ((Comparator<Entry>) (a, b) -> Integer.compare(b.priority, a.priority))
             .thenComparingLong(Entry::sequence);
 
     private final PriorityQueue<Entry> fibers = new PriorityQueue<>(ORDER);

@@ -653,9 +653,11 @@ class ConditionVariableTest {
         assertFalse(mutex.isLocked());
     }
 
-    @Test
-    void await_withReentrantLockHeldTwiceOnAThread_releasesEveryHoldAndRestoresThem() throws Exception {
-        ReentrantLock lock = new ReentrantLock();
+    @ParameterizedTest(name = "{0}")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"ReentrantLock", "ReentrantReadWriteLock.WriteLock"})
+    void await_withAReentrantLockHeldTwiceOnAThread_releasesEveryHoldAndRestoresThem(String kind) throws Exception {
+        Lock lock = kind.equals("ReentrantLock") ? new ReentrantLock()
+                : new java.util.concurrent.locks.ReentrantReadWriteLock().writeLock();
         ConditionVariable cv = new ConditionVariable();
         AtomicBoolean ready = new AtomicBoolean();
         AtomicInteger holdsAfterWait = new AtomicInteger(-1);
@@ -666,7 +668,8 @@ class ConditionVariableTest {
             try {
                 waiting.countDown();
                 cv.await(lock, Duration.ofSeconds(20), ready::get);
-                holdsAfterWait.set(lock.getHoldCount());
+                holdsAfterWait.set(lock instanceof ReentrantLock r ? r.getHoldCount()
+                        : ((java.util.concurrent.locks.ReentrantReadWriteLock.WriteLock) lock).getHoldCount());
             } finally {
                 lock.unlock();
                 lock.unlock();
@@ -703,4 +706,50 @@ class ConditionVariableTest {
         }
         return plain;
     }
+
+    @ParameterizedTest(name = "{0} worker threads")
+    @org.junit.jupiter.params.provider.ValueSource(ints = {1, 2, 4})
+    void aWaitCancelledByABoundedClose_takesTheMutexBackWithEveryHold_beforeItThrows(int workers) {
+        TaskErrors errors = new TaskErrors();
+        Scheduler scheduler = new Scheduler(errors.config(workers));
+        Mutex mutex = new Mutex();
+        ConditionVariable cv = new ConditionVariable();
+        Event waiting = new Event(Event.Mode.MANUAL);
+        Event holding = new Event(Event.Mode.MANUAL);
+        AtomicReference<Throwable> waiterEnded = new AtomicReference<>();
+        AtomicInteger holdsAfterTheWait = new AtomicInteger(-1);
+        scheduler.enqueue(new Task(() -> {
+            mutex.lock();
+            mutex.lock();
+            mutex.lock();
+            try {
+                waiting.signal();
+                cv.await(mutex, () -> false); // until the close cancels it
+            } catch (Throwable t) {
+                holdsAfterTheWait.set(mutex.holdCount());
+                waiterEnded.set(t);
+            } finally {
+                mutex.unlock();
+                mutex.unlock();
+                mutex.unlock();
+            }
+        }));
+        scheduler.enqueue(new Task(() -> {
+            waiting.await();
+            mutex.lock(); // released by the waiting fiber's condition wait
+            try {
+                holding.signal();
+                new Event(Event.Mode.MANUAL).await(); // holds the Mutex until the close cancels this
+            } finally {
+                mutex.unlock();
+            }
+        }));
+        holding.await();
+        scheduler.close(Duration.ofMillis(20)); // cancels both: the holder unwinds, the waiter takes the Mutex back
+        assertTrue(waiterEnded.get() instanceof FiberCancelledException, String.valueOf(waiterEnded.get()));
+        assertEquals(3, holdsAfterTheWait.get(), "the cancelled wait did not give back every hold");
+        assertFalse(mutex.isLocked());
+        errors.assertNone();
+    }
 }
+

@@ -318,6 +318,23 @@ class DagTest {
         });
     }
 
+    @ForEachWorkerCount
+    void twoNodesThrowingTheSameInstance_throwIt_once(int workers) {
+        TaskErrors.withBoundScheduler(workers, scheduler -> {
+            IllegalStateException shared = new IllegalStateException("shared");
+            Dag.Builder<Void> b = Dag.builder();
+            b.root().then(v -> {
+                throw shared;
+            });
+            b.root().then(v -> {
+                throw shared;
+            });
+            RuntimeException thrown = assertThrows(RuntimeException.class, () -> b.build().run());
+            assertSame(shared, thrown, "not the node's exception: an instance cannot suppress itself");
+            assertEquals(0, thrown.getSuppressed().length);
+        });
+    }
+
     // ------------------------------------------------------------------ misuse
 
     @Test

@@ -48,6 +48,17 @@ class MarlTest {
         });
     }
 
+    @ForEachWorkerCount
+    void parallelize_twoFunctionsThrowingTheSameInstance_throwIt_once(int workers) {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
+            IllegalStateException shared = new IllegalStateException("shared");
+            IllegalStateException thrown = assertThrows(IllegalStateException.class,
+                    () -> Marl.parallelize(() -> { throw shared; }, () -> { throw shared; }));
+            assertEquals("shared", thrown.getMessage());
+            assertEquals(0, thrown.getSuppressed().length);
+        });
+    }
+
     @Test
     void parallelizeRejectsNullsAndNeedsABoundSchedulerForMoreThanOneFunction() {
         assertThrows(NullPointerException.class, () -> Marl.parallelize((Runnable[]) null));

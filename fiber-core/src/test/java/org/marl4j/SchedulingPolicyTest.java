@@ -22,6 +22,20 @@ class SchedulingPolicyTest {
 
     /** With no worker threads everything queues on the bound thread until it blocks: a clean order. */
     @Test
+    void priorityPolicy_runsIntegerMinValueLast_andMaxValueFirst() {
+        PriorityPolicy policy = new PriorityPolicy();
+        int[] priorities = {0, Integer.MIN_VALUE, 5, Integer.MAX_VALUE, -1};
+        for (int p : priorities) {
+            policy.enqueued(new Task(() -> {}).withPriority(p));
+        }
+        List<Integer> order = new ArrayList<>();
+        for (Task t; (t = policy.pickNextTask()) != null; ) {
+            order.add(t.priority());
+        }
+        assertEquals(List.of(Integer.MAX_VALUE, 5, 0, -1, Integer.MIN_VALUE), order);
+    }
+
+    @Test
     void priorityPolicyStartsHigherPriorityTasksFirstAndEqualOnesInOrder() {
         List<String> order = new ArrayList<>();
         TestSchedulers.withBoundScheduler(priority(0), scheduler -> {
