@@ -392,7 +392,8 @@ final class Work {
      * drainInbox() performs, in the order they were pushed, the wakes other threads left in the
      * inbox: exactly what wake() does under the lock. The owner calls it before each turn of its
      * loop and before and after each sleep, so no pushed fiber waits for it to find other work. If
-     * a policy throws, the fibers not yet woken go back into the inbox.
+     * a policy throws, the fiber it threw on and those not yet woken go back into the inbox, for the
+     * next drain: a fiber is never lost to a policy's exception.
      */
     @GuardedBy("lock")
     void drainInbox() {
@@ -406,6 +407,7 @@ final class Work {
             try {
                 wakeLocked(fiber);
             } catch (Throwable t) {
+                inbox.push(fiber); // not woken: awakened() threw before the fiber was queued
                 for (Fiber rest = next; rest != null; ) {
                     Fiber after = WakeInbox.taken(rest);
                     inbox.push(rest);

@@ -16,10 +16,14 @@ class SchedulingPolicyFailureTest {
     /** FIFO, but refuses the POISON task from enqueued(), and throws once from pickNextTask() when asked. */
     static final class Refusing implements SchedulingPolicy {
         static final AtomicBoolean THROW_ON_PICK = new AtomicBoolean();
+        static final AtomicBoolean THROW_ON_AWAKENED = new AtomicBoolean();
         private final FifoPolicy fifo = new FifoPolicy();
 
         @Override
         public void awakened(Fiber fiber) {
+            if (THROW_ON_AWAKENED.compareAndSet(true, false)) {
+                throw new IllegalStateException("policy failed once in awakened");
+            }
             fifo.awakened(fiber);
         }
 
@@ -76,6 +80,27 @@ class SchedulingPolicyFailureTest {
         });
         assertEquals(30, ran.get());
         errors.assertNone();
+    }
+
+    @ParameterizedTest1to8
+    void awakenedThatThrowsForAFiberWokenFromAnotherThread_losesNoFiber(int workers) {
+        TaskErrors errors = new TaskErrors();
+        try (Scheduler scheduler = new Scheduler(errors.config(workers).setSchedulingPolicy(Refusing::new))) {
+            Event go = new Event(Event.Mode.MANUAL);
+            WaitGroup resumed = new WaitGroup(1);
+            scheduler.enqueue(new Task(() -> {
+                go.await(); // untimed: no deadline would bring it back
+                resumed.done();
+            }));
+            org.awaitility.Awaitility.await().atMost(TaskErrors.LONG).until(() -> scheduler.stats().fibersBlocked() == 1);
+            Refusing.THROW_ON_AWAKENED.set(true);
+            go.signal(); // from this thread: the wake goes through the worker's inbox
+            assertTrue(resumed.await(TaskErrors.LONG), "the fiber whose wake the policy refused was lost");
+        } finally {
+            Refusing.THROW_ON_AWAKENED.set(false);
+        }
+        assertTrue(errors.errors().stream().anyMatch(e -> String.valueOf(e.getMessage()).contains("failed once in awakened")),
+                "the policy's error was reported: " + errors.errors());
     }
 
     @ParameterizedTest1to8
