@@ -1,10 +1,12 @@
 package org.marl4j;
 
 import java.util.ArrayDeque;
+import java.util.Iterator;
 
 /**
  * FifoPolicy is marl's own order and the default {@link SchedulingPolicy}: ready fibers first, in
- * the order they were woken, then tasks in the order they were queued; thieves take the oldest task.
+ * the order they were woken, then tasks in the order they were queued; thieves take the oldest task
+ * they may (not a {@link Task.Flag#SAME_THREAD} one).
  */
 public final class FifoPolicy implements SchedulingPolicy {
     private final ArrayDeque<Fiber> fibers = new ArrayDeque<>();
@@ -33,10 +35,28 @@ public final class FifoPolicy implements SchedulingPolicy {
         return tasks.pollFirst();
     }
 
+    /**
+     * How far behind the queue's head a thief looks past SAME_THREAD tasks for one it may take:
+     * bounded, since a thief asks under the victim's lock and may ask often while it spins.
+     */
+    private static final int STEAL_SCAN = 32;
+
     @Override
     public Task steal() {
         Task oldest = tasks.peekFirst();
-        return oldest == null || oldest.is(Task.Flag.SAME_THREAD) ? null : tasks.pollFirst();
+        if (oldest == null || !oldest.is(Task.Flag.SAME_THREAD)) {
+            return tasks.pollFirst();
+        }
+        // A SAME_THREAD task at the head must not strand the stealable ones behind it.
+        Iterator<Task> queued = tasks.iterator();
+        for (int i = 0; i < STEAL_SCAN && queued.hasNext(); i++) {
+            Task task = queued.next();
+            if (!task.is(Task.Flag.SAME_THREAD)) {
+                queued.remove();
+                return task;
+            }
+        }
+        return null;
     }
 
     @Override

@@ -31,7 +31,9 @@ public final class PriorityPolicy implements SchedulingPolicy {
             .thenComparingLong(Entry::sequence);
 
     private final PriorityQueue<Entry> fibers = new PriorityQueue<>(ORDER);
+    /** Stealable tasks; SAME_THREAD ones wait apart, so a thief never finds one blocking the way. */
     private final PriorityQueue<Entry> tasks = new PriorityQueue<>(ORDER);
+    private final PriorityQueue<Entry> sameThreadTasks = new PriorityQueue<>(ORDER);
     private final Map<Fiber, Entry> queuedFibers = new IdentityHashMap<>();
     private long arrivals;
 
@@ -47,13 +49,20 @@ public final class PriorityPolicy implements SchedulingPolicy {
 
     @Override
     public void enqueued(Task task) {
-        tasks.add(new Entry(task, task.priority(), arrivals++));
+        (task.is(Task.Flag.SAME_THREAD) ? sameThreadTasks : tasks).add(new Entry(task, task.priority(), arrivals++));
+    }
+
+    /** The queue whose head is the task to start next (the higher priority, then the older). */
+    private PriorityQueue<Entry> nextTasks() {
+        Entry stealable = tasks.peek();
+        Entry sameThread = sameThreadTasks.peek();
+        return sameThread != null && (stealable == null || ORDER.compare(sameThread, stealable) < 0) ? sameThreadTasks : tasks;
     }
 
     @Override
     public Fiber pickNextFiber() {
         Entry fiber = fibers.peek();
-        Entry task = tasks.peek();
+        Entry task = nextTasks().peek();
         if (fiber == null || (task != null && task.priority > fiber.priority)) {
             return null;
         }
@@ -64,17 +73,14 @@ public final class PriorityPolicy implements SchedulingPolicy {
 
     @Override
     public Task pickNextTask() {
-        Entry task = tasks.poll();
+        Entry task = nextTasks().poll();
         return task == null ? null : (Task) task.item;
     }
 
     @Override
     public Task steal() {
-        Entry top = tasks.peek();
-        if (top == null || ((Task) top.item).is(Task.Flag.SAME_THREAD)) {
-            return null;
-        }
-        return (Task) tasks.poll().item;
+        Entry top = tasks.poll();
+        return top == null ? null : (Task) top.item;
     }
 
     @Override

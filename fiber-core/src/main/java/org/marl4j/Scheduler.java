@@ -312,12 +312,18 @@ public final class Scheduler implements AutoCloseable {
         if (own != null) {
             return own;
         }
+        // bind() here would fail if the thread already belongs to another scheduler: say so instead.
+        Worker other = Worker.current();
+        String bindAdvice = other == null ? "call bind() on this thread first"
+                : "this thread belongs to " + other.scheduler + " (" + (other.mode == Worker.Mode.MULTI_THREADED
+                        ? "one of its worker threads" : "bound to it") + "), so enqueue from a thread bound to "
+                        + this + " instead";
         if (task.is(Task.Flag.SAME_THREAD)) {
             throw new IllegalStateException("a SAME_THREAD task must be enqueued from a thread bound to " + this
-                    + " or from one of its tasks; call bind() first or drop the flag");
+                    + " or from one of its tasks: " + bindAdvice + ", or drop the flag");
         }
         throw new IllegalStateException(this + " has no worker threads, so its tasks run on the threads "
-                + "bound to it: call bind() on this thread first, or configure worker threads with "
+                + "bound to it: " + bindAdvice + ", or configure worker threads with "
                 + "Scheduler.Config.setWorkerThreadCount");
     }
 

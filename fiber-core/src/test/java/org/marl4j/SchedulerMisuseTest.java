@@ -1,6 +1,7 @@
 package org.marl4j;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -31,6 +32,18 @@ class SchedulerMisuseTest {
         try (Scheduler other = new Scheduler(TestSchedulers.config(0))) {
             TestSchedulers.withBoundScheduler(0, scheduler ->
                     assertThrowsMentioning(IllegalStateException.class, "unbind()", other::bind));
+        }
+    }
+
+    @Test
+    void enqueueOnAZeroWorkerScheduler_fromAThreadBoundToAnother_namesThatBinding_notBind() {
+        try (Scheduler zeroWorkers = new Scheduler(TestSchedulers.config(0))) {
+            TestSchedulers.withBoundScheduler(1, other -> {
+                IllegalStateException refused = assertThrows(IllegalStateException.class,
+                        () -> zeroWorkers.enqueue(new Task(() -> {})));
+                assertTrue(refused.getMessage().contains("this thread belongs to " + other), refused.getMessage());
+                assertFalse(refused.getMessage().contains("call bind()"), refused.getMessage());
+            });
         }
     }
 

@@ -92,6 +92,42 @@ class StrandedTaskTest {
         errors.assertNone();
     }
 
+    @ParameterizedTest(name = "{0}")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"fifo", "priority"})
+    void aStealableTaskQueuedBehindASameThreadTask_ofABlockedWorker_runsOnAnotherWorker(String policy) throws Exception {
+        TaskErrors errors = new TaskErrors();
+        Scheduler.Config config = errors.config(2);
+        if (policy.equals("priority")) {
+            config.setSchedulingPolicy(PriorityPolicy::new);
+        }
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicReference<Thread> blocked = new AtomicReference<>();
+        AtomicReference<Thread> ranOn = new AtomicReference<>();
+        CountDownLatch ran = new CountDownLatch(1);
+        try (Scheduler scheduler = new Scheduler(config)) {
+            scheduler.enqueue(new Task(() -> {
+                blocked.set(Thread.currentThread());
+                scheduler.enqueue(new Task(() -> {}, Task.Flag.SAME_THREAD)); // first in line, and it cannot move
+                scheduler.enqueue(new Task(() -> {                             // this one can
+                    ranOn.set(Thread.currentThread());
+                    ran.countDown();
+                }));
+                try {
+                    release.await(LONG.toMillis(), TimeUnit.MILLISECONDS); // holds the thread
+                } catch (InterruptedException e) {
+                    throw new AssertionError(e);
+                }
+            }));
+            try {
+                assertTrue(ran.await(LONG.toMillis(), TimeUnit.MILLISECONDS), "stranded behind the SAME_THREAD task");
+                assertTrue(ranOn.get() != blocked.get(), "ran on the blocked thread");
+            } finally {
+                release.countDown();
+            }
+        }
+        errors.assertNone();
+    }
+
     /** workerOf(scheduler, workers, thread) is the worker whose thread that is. */
     private static Worker workerOf(Scheduler scheduler, int workers, Thread thread) {
         for (int i = 0; i < workers; i++) {
