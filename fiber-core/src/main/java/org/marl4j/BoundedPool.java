@@ -73,6 +73,8 @@ public final class BoundedPool<T> extends Pool<T> {
      * @param constructor makes an item
      * @param destructor disposes of an item when the pool is done with it
      * @throws IllegalArgumentException if capacity is not positive
+     * @throws RuntimeException what {@code constructor} threw, with PRESERVE; the items it had made
+     *     by then are passed to {@code destructor} first
      */
     public BoundedPool(int capacity, Policy policy, Supplier<? extends T> constructor, Consumer<? super T> destructor) {
         super(policy, constructor, destructor);
@@ -83,8 +85,20 @@ public final class BoundedPool<T> extends Pool<T> {
         this.available = capacity;
         this.idle = new ArrayDeque<>(policy == Policy.PRESERVE ? capacity : 0);
         if (policy == Policy.PRESERVE) {
-            for (int i = 0; i < capacity; i++) {
-                idle.push(construct());
+            try {
+                for (int i = 0; i < capacity; i++) {
+                    idle.push(construct());
+                }
+            } catch (RuntimeException | Error failed) {
+                // No pool comes out of this constructor to close: unmake what it made, then fail.
+                for (T made; (made = idle.poll()) != null; ) {
+                    try {
+                        destroy(made);
+                    } catch (RuntimeException | Error again) {
+                        failed.addSuppressed(again);
+                    }
+                }
+                throw failed;
             }
         }
     }

@@ -760,7 +760,9 @@ public final class Scheduler implements AutoCloseable {
         private Thread.UncaughtExceptionHandler uncaughtExceptionHandler;
         private String threadNamePrefix = "marl-worker-";
         private Affinity.Policy affinityPolicy;
-        private Supplier<? extends SchedulingPolicy> schedulingPolicy = FifoPolicy::new;
+        /** The default policy factory, one instance, so toString() can tell it from a custom one. */
+        private static final Supplier<? extends SchedulingPolicy> DEFAULT_POLICY = FifoPolicy::new;
+        private Supplier<? extends SchedulingPolicy> schedulingPolicy = DEFAULT_POLICY;
         private Duration blockingTaskThreshold = Duration.ofMillis(100);
         /** How long close() waits before it logs the suspended fibers; settable by tests only. */
         Duration closeWarningAfter = Duration.ofSeconds(5);
@@ -941,6 +943,23 @@ public final class Scheduler implements AutoCloseable {
          */
         public String getThreadNamePrefix() {
             return threadNamePrefix;
+        }
+
+        /**
+         * toString() names every setting, the defaults included, for logs and debugging; a setting
+         * that is code (initializer, handler, policy factory, affinity policy) shows as "default" or
+         * "custom".
+         *
+         * @return the settings, as {@code Scheduler.Config[workerThreads=2, spin=PT0.001S, ...]}
+         */
+        @Override
+        public String toString() {
+            return "Scheduler.Config[workerThreads=" + workerThreadCount + ", spin=" + spinDuration
+                    + ", threadNamePrefix=" + threadNamePrefix + ", blockingTaskThreshold=" + blockingTaskThreshold
+                    + ", initializer=" + (workerThreadInitializer == null ? "none" : "custom")
+                    + ", uncaughtExceptionHandler=" + (uncaughtExceptionHandler == null ? "default" : "custom")
+                    + ", affinity=" + (affinityPolicy == null ? "none" : "custom")
+                    + ", schedulingPolicy=" + (schedulingPolicy == DEFAULT_POLICY ? "FifoPolicy" : "custom") + "]";
         }
 
         Config copy() {

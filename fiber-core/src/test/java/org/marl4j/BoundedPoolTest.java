@@ -213,6 +213,21 @@ class BoundedPoolTest {
     }
 
     @Test
+    void preserve_whoseConstructorThrowsPartWay_destroysTheItemsItMade_andThrows() {
+        AtomicInteger made = new AtomicInteger();
+        List<Integer> destroyed = new ArrayList<>();
+        IllegalStateException thrown = assertThrows(IllegalStateException.class, () -> new BoundedPool<Integer>(5,
+                Pool.Policy.PRESERVE, () -> {
+                    if (made.get() == 3) {
+                        throw new IllegalStateException("no fourth item");
+                    }
+                    return made.incrementAndGet();
+                }, destroyed::add));
+        assertEquals("no fourth item", thrown.getMessage());
+        assertEquals(List.of(1, 2, 3), destroyed.stream().sorted().toList());
+    }
+
+    @Test
     void plainThreadWaitingToBorrow_getsTheItemWhenItIsReturned() {
         BoundedPool<String> pool = new BoundedPool<>(1, () -> "item");
         Pool.Loan<String> held = pool.borrow();

@@ -32,6 +32,18 @@ class SchedulerTest {
 
     // ------------------------------------------------------------------ life cycle and binding
 
+    @Test
+    void config_toString_namesEverySetting() {
+        String defaults = new Scheduler.Config().toString();
+        assertEquals("Scheduler.Config[workerThreads=0, spin=PT0.001S, threadNamePrefix=marl-worker-, "
+                + "blockingTaskThreshold=PT0.1S, initializer=none, uncaughtExceptionHandler=default, affinity=none, "
+                + "schedulingPolicy=FifoPolicy]", defaults);
+        String custom = new Scheduler.Config().setWorkerThreadCount(2).setSchedulingPolicy(PriorityPolicy::new)
+                .setUncaughtExceptionHandler((t, e) -> { }).toString();
+        assertTrue(custom.contains("workerThreads=2") && custom.contains("schedulingPolicy=custom")
+                && custom.contains("uncaughtExceptionHandler=custom"), custom);
+    }
+
     @ForEachWorkerCount
     void constructAndClose_withoutBinding_stopsEveryWorkerThread(int workers) {
         Scheduler.Config config = TestSchedulers.config(workers);
