@@ -30,28 +30,24 @@ final class LockHolds {
             return mutex.reduceToOneHold();
         }
         if (lock instanceof ReentrantLock reentrant) {
-            int holds = reentrant.getHoldCount();
-            if (holds == 0) {
-                throw new IllegalMonitorStateException(waitName + " needs " + reentrant
-                        + " held by the calling thread: lock it before awaiting");
-            }
-            for (int i = 1; i < holds; i++) {
-                reentrant.unlock();
-            }
-            return holds;
+            return keepOneHold(reentrant, reentrant.getHoldCount(), waitName);
         }
         if (lock instanceof ReentrantReadWriteLock.WriteLock write) {
-            int holds = write.getHoldCount();
-            if (holds == 0) {
-                throw new IllegalMonitorStateException(waitName + " needs " + write
-                        + " held by the calling thread: lock it before awaiting");
-            }
-            for (int i = 1; i < holds; i++) {
-                write.unlock();
-            }
-            return holds;
+            return keepOneHold(write, write.getHoldCount(), waitName);
         }
         return 1;
+    }
+
+    /** keepOneHold(lock, holds, waitName) releases all but one of the calling thread's holds of lock. */
+    private static int keepOneHold(Lock lock, int holds, String waitName) {
+        if (holds == 0) {
+            throw new IllegalMonitorStateException(waitName + " needs " + lock
+                    + " held by the calling thread: lock it before awaiting");
+        }
+        for (int i = 1; i < holds; i++) {
+            lock.unlock();
+        }
+        return holds;
     }
 
     /** restore(lock, holds) gives back the holds reduceToOne put aside; called holding lock once. */

@@ -230,40 +230,13 @@ class MonitorTest {
     }
 
     /** A FIFO policy that refuses tasks handed to it on the monitor thread. */
-    static final class RefusesOnTheMonitor implements SchedulingPolicy {
-        private final FifoPolicy fifo = new FifoPolicy();
-
-        @Override
-        public void awakened(Fiber fiber) {
-            fifo.awakened(fiber);
-        }
-
+    static final class RefusesOnTheMonitor extends ForwardingPolicy {
         @Override
         public void enqueued(Task task) {
             if (Thread.currentThread().getName().endsWith("monitor")) {
                 throw new IllegalStateException("policy refuses on the monitor");
             }
-            fifo.enqueued(task);
-        }
-
-        @Override
-        public Fiber pickNextFiber() {
-            return fifo.pickNextFiber();
-        }
-
-        @Override
-        public Task pickNextTask() {
-            return fifo.pickNextTask();
-        }
-
-        @Override
-        public Task steal() {
-            return fifo.steal();
-        }
-
-        @Override
-        public boolean remove(Fiber fiber) {
-            return fifo.remove(fiber);
+            super.enqueued(task);
         }
     }
 

@@ -13,18 +13,17 @@ import org.junit.jupiter.api.Test;
 class SchedulingPolicyFailureTest {
     static final Runnable POISON = () -> {};
 
-    /** FIFO, but refuses the POISON task from enqueued(), and throws once from pickNextTask() when asked. */
-    static final class Refusing implements SchedulingPolicy {
+    /** FIFO, but refuses the POISON task from enqueued(), and throws once from pickNextTask() or awakened() when asked. */
+    static final class Refusing extends ForwardingPolicy {
         static final AtomicBoolean THROW_ON_PICK = new AtomicBoolean();
         static final AtomicBoolean THROW_ON_AWAKENED = new AtomicBoolean();
-        private final FifoPolicy fifo = new FifoPolicy();
 
         @Override
         public void awakened(Fiber fiber) {
             if (THROW_ON_AWAKENED.compareAndSet(true, false)) {
                 throw new IllegalStateException("policy failed once in awakened");
             }
-            fifo.awakened(fiber);
+            super.awakened(fiber);
         }
 
         @Override
@@ -32,12 +31,7 @@ class SchedulingPolicyFailureTest {
             if (task.toString().contains(String.valueOf(POISON))) {
                 throw new IllegalArgumentException("policy refuses the poison task");
             }
-            fifo.enqueued(task);
-        }
-
-        @Override
-        public Fiber pickNextFiber() {
-            return fifo.pickNextFiber();
+            super.enqueued(task);
         }
 
         @Override
@@ -45,17 +39,7 @@ class SchedulingPolicyFailureTest {
             if (THROW_ON_PICK.compareAndSet(true, false)) {
                 throw new IllegalStateException("policy failed once in pickNextTask");
             }
-            return fifo.pickNextTask();
-        }
-
-        @Override
-        public Task steal() {
-            return fifo.steal();
-        }
-
-        @Override
-        public boolean remove(Fiber fiber) {
-            return fifo.remove(fiber);
+            return super.pickNextTask();
         }
     }
 
