@@ -219,7 +219,7 @@ public final class Mutex implements Lock {
         Fiber fiber = worker.current;
         if (fiber == null) {
             Object inline = worker.inlineOwner;
-            return inline != null ? inline : Thread.currentThread(); // (a worker thread's initializer, say)
+            return inline != null ? inline : Thread.currentThread(); // never a null owner, whatever the state
         }
         return fiber.isMain() ? Thread.currentThread() : fiber;
     }

@@ -153,7 +153,7 @@ public class MarlDispatcher internal constructor(public val scheduler: Scheduler
     private fun refusal(cause: Exception): CancellationException {
         // The scheduler's own message for a thread not bound to it advises bind(): right for code
         // that enqueues, wrong for a coroutine resumed by a thread it does not own (an IO thread).
-        val why = if (cause is IllegalStateException && scheduler.config().workerThreadCount == 0) {
+        val why = if (cause is IllegalStateException && zeroWorkers) {
             "thread ${Thread.currentThread().name} is not bound to $scheduler, which has no worker threads: " +
                 "its coroutines run only on its bound threads, and only those may dispatch to them (another " +
                 "thread may resume a coroutine only while the runSuspending call that started it on a bound " +
