@@ -348,7 +348,7 @@ public final class Scheduler implements AutoCloseable {
      * task. Enqueues from other threads keep marl's spinning-worker ring and round-robin.
      */
     private void enqueueOnOwnWorker(Worker worker, Task task) {
-        int added = worker.work.tryEnqueue(task);
+        int added = worker.work.enqueueOwn(task, worker);
         if (added == Work.NOT_ADDED) {
             enqueueOnWorkerThreads(task); // a custom policy's contended lock, or the worker is stopping
         } else if (added == Work.ADDED_OWNER_AWAKE && !worker.work.holdsOnly()) {

@@ -20,9 +20,10 @@ import java.util.concurrent.locks.Condition;
  * in the policy, written under the lock and read without it by a spinning owner, thieves and the
  * monitor.
  *
- * <p>Inboxes: with a built-in policy, a task enqueued from any thread (the owner's own included:
- * its tasks stay here, see {@link Scheduler#enqueue}) goes onto the lock-free {@link TaskInbox}, and
- * a fiber woken from another thread onto the {@link WakeInbox}; whoever holds
+ * <p>Inboxes: with a built-in policy, a task enqueued from another thread goes onto the lock-free
+ * {@link TaskInbox}, one the owner's own thread made (its tasks stay here, see {@link
+ * Scheduler#enqueue}) into its single-producer {@link LocalTaskRing}, and a fiber woken from
+ * another thread onto the {@link WakeInbox}; whoever holds
  * the lock next (the owner at each turn of its loop and around each sleep, or a thief before it
  * steals) moves them into the policy in one batch ({@link #drainInbox()}), so the policy still sees
  * every task and fiber, in push order. {@code num} counts only what the policy holds; readers
@@ -86,6 +87,13 @@ final class Work {
      * enqueuer's call, under the lock, so its exception still reaches the enqueuer.
      */
     final TaskInbox taskInbox = new TaskInbox();
+    /**
+     * Tasks the owner's own thread enqueued here ({@link #enqueueOwn}), without the lock, not yet in
+     * the policy: the single-producer counterpart of taskInbox. With a built-in policy only.
+     */
+    private final LocalTaskRing ownTasks = new LocalTaskRing();
+    /** Set by the owner once it has drained for good and closed its inboxes: its own enqueues go elsewhere. Owner's thread only. */
+    private boolean ownTasksClosed;
     private final boolean lockFreeEnqueue;
     /** Tasks taken from taskInbox that a throwing policy did not accept yet: they go first next time. */
     @GuardedBy("lock")
@@ -218,6 +226,38 @@ final class Work {
         }
     }
 
+    /**
+     * enqueueOwn(task) is {@link #tryEnqueue} for the owner's own thread (a task or fiber running on
+     * this worker made the task): the task goes into the owner's ring, which takes no lock and no
+     * compare-and-set, and the owner, running, needs no signal. When the ring is full the owner
+     * takes its lock and moves the ring into the policy first, so its tasks keep their order.
+     * Returns {@link #NOT_ADDED} once the worker has stopped, else {@link #ADDED_OWNER_AWAKE}.
+     */
+    @Excludes("lock")
+    int enqueueOwn(Task task, Worker owner) {
+        assert Thread.currentThread() == owner.ownerThread : "enqueueOwn off the owner's thread";
+        if (!lockFreeEnqueue) {
+            return tryEnqueue(task);
+        }
+        if (ownTasksClosed) {
+            return NOT_ADDED;
+        }
+        if (ownTasks.offer(task)) {
+            return ADDED_OWNER_AWAKE;
+        }
+        lock.lock();
+        try {
+            if (stopped) {
+                return NOT_ADDED;
+            }
+            drainTasks();
+            addTask(task);
+            return ADDED_OWNER_AWAKE;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** enqueueDelayed(task, deadline) parks a delayed task in the deadline heap until it is due. */
     @Excludes("lock")
     void enqueueDelayed(DelayedTask task, long deadline, Worker owner) {
@@ -296,12 +336,23 @@ final class Work {
     private void drainTasks() {
         TaskInbox.Node node = pendingTasks;
         pendingTasks = null;
-        if (node == null) {
-            if (taskInbox.isEmpty()) {
-                return;
+        addInOrder(node);
+        for (Task task; (task = ownTasks.poll()) != null; ) {
+            try {
+                addTask(task);
+            } catch (Throwable t) {
+                pendingTasks = new TaskInbox.Node(task);
+                throw t;
             }
-            node = taskInbox.takeAll();
         }
+        if (!taskInbox.isEmpty()) {
+            addInOrder(taskInbox.takeAll());
+        }
+    }
+
+    /** addInOrder(node) adds a chain of inbox tasks to the policy; those it does not take become pendingTasks. */
+    @GuardedBy("lock")
+    private void addInOrder(TaskInbox.Node node) {
         while (node != null) {
             try {
                 addTask(node.task);
@@ -320,12 +371,16 @@ final class Work {
      */
     @GuardedBy("lock")
     boolean closeTaskInbox() {
-        return pendingTasks == null && taskInbox.close();
+        if (pendingTasks != null || !ownTasks.isEmpty() || !taskInbox.close()) {
+            return false;
+        }
+        ownTasksClosed = true;
+        return true;
     }
 
     /** queued() estimates, without the lock, how many tasks and ready fibers wait: the policy's, and one for a non-empty inbox. */
     int queued() {
-        return numAcquire() + (taskInbox.isEmpty() ? 0 : 1);
+        return numAcquire() + ownTasks.size() + (taskInbox.isEmpty() ? 0 : 1);
     }
 
     /** hasWokenFibers() is true, without the lock, when fibers woken from other threads wait in the inbox for the owner. */
@@ -357,7 +412,7 @@ final class Work {
 
     /** hasArrivals() is true, without the lock, when a task or ready fiber waits in the policy or an inbox. */
     boolean hasArrivals() {
-        return numAcquire() > 0 || !taskInbox.isEmpty() || !inbox.isEmpty();
+        return numAcquire() > 0 || !ownTasks.isEmpty() || !taskInbox.isEmpty() || !inbox.isEmpty();
     }
 
     /**
@@ -463,7 +518,7 @@ final class Work {
         if (n >= 2) {
             return 2;
         }
-        return Math.min(2, n + taskInbox.sizeUpTo2());
+        return Math.min(2, n + ownTasks.size() + taskInbox.sizeUpTo2());
     }
 
     /**
@@ -627,7 +682,7 @@ final class Work {
 
     /** holdsOnly() is true when one task waits here and nothing else, a racy hint. Any thread. */
     boolean holdsOnly() {
-        return numAcquire() == 0 && taskInbox.sizeUpTo2() == 1;
+        return numAcquire() == 0 && ownTasks.size() + taskInbox.sizeUpTo2() == 1;
     }
 
     /** numAcquire() is num() for callers without the lock: a spinning owner, a thief, the monitor. */
@@ -796,7 +851,7 @@ final class Work {
             setActivity(IDLE);
         }
         try {
-            if (!inbox.isEmpty() || !taskInbox.isEmpty() || pendingTasks != null) {
+            if (!inbox.isEmpty() || !ownTasks.isEmpty() || !taskInbox.isEmpty() || pendingTasks != null) {
                 return; // a fiber was woken or a task enqueued meanwhile: the caller drains the inboxes
             }
             long nanos = maxNanos;
