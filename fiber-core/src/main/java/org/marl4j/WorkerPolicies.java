@@ -13,8 +13,8 @@ import java.util.function.Supplier;
  * to refuse a factory that hands one instance to two workers: a policy holds one worker's queues,
  * unsynchronized, so a shared one would corrupt every worker that uses it.
  *
- * <p>Lock discipline: {@link #inUse}'s own monitor guards it. Only the factory call runs outside
- * it, so user code never runs under the lock.
+ * <p>Lock discipline: {@link #inUse}'s own monitor guards it. The set compares by identity, so
+ * no code of a policy (its equals, hashCode or toString) runs under that lock.
  */
 final class WorkerPolicies {
     private final Scheduler scheduler;
@@ -37,12 +37,14 @@ final class WorkerPolicies {
             throw new IllegalStateException("the scheduling policy factory of " + scheduler + " returned null: "
                     + "it must return a new SchedulingPolicy for each worker");
         }
+        boolean added;
         synchronized (inUse) {
-            if (!inUse.add(policy)) {
-                throw new IllegalArgumentException("the scheduling policy factory of " + scheduler + " returned "
-                        + policy + " for two workers: each worker needs its own instance, since a policy holds "
-                        + "that worker's queues; pass a constructor such as MyPolicy::new, not () -> sharedInstance");
-            }
+            added = inUse.add(policy);
+        }
+        if (!added) {
+            throw new IllegalArgumentException("the scheduling policy factory of " + scheduler + " returned "
+                    + policy + " for two workers: each worker needs its own instance, since a policy holds "
+                    + "that worker's queues; pass a constructor such as MyPolicy::new, not () -> sharedInstance");
         }
         return policy;
     }
