@@ -4,7 +4,8 @@ package org.marl4j;
  * The timetable of one {@link Scheduler#close()}: when it has waited long enough to log the
  * suspended fibers it waits for (once, at WARNING through {@link System.Logger}), and, for
  * {@link Scheduler#close(java.time.Duration)}, when it gives up on them and cancels their waits.
- * A plain {@link Scheduler#unbind()} has one too, which only logs.
+ * A plain {@link Scheduler#unbind()} has one too, which only logs. The reports and the cancelling
+ * are {@link Closing}'s; this class only says when.
  *
  * <p>Used by the closing (or unbinding) thread only: while it waits for bound threads and worker
  * threads, and while it drains its own bound worker (close on a bound thread unbinds it first).
@@ -13,6 +14,8 @@ final class CloseWatch {
     static final System.Logger LOG = System.getLogger(Scheduler.class.getName());
 
     private final Scheduler scheduler;
+    /** The close this watch times, which reports and cancels; null for a plain {@link Scheduler#unbind()}. */
+    private final Closing closing;
     /** For a plain {@link Scheduler#unbind()}: the bound worker it drains; null for a close. */
     private final Worker unbinding;
     private final long start;
@@ -24,9 +27,9 @@ final class CloseWatch {
     private boolean warned;
     private boolean cancelled;
 
-    /** CloseWatch(scheduler, warnAfterNanos, timeoutNanos) starts the clock; a negative timeoutNanos means no timeout. */
-    CloseWatch(Scheduler scheduler, long warnAfterNanos, long timeoutNanos) {
-        this(scheduler, null, warnAfterNanos, timeoutNanos);
+    /** CloseWatch(closing, scheduler, warnAfterNanos, timeoutNanos) starts the clock of a close; a negative timeoutNanos means no timeout. */
+    CloseWatch(Closing closing, Scheduler scheduler, long warnAfterNanos, long timeoutNanos) {
+        this(scheduler, closing, null, warnAfterNanos, timeoutNanos);
     }
 
     /**
@@ -34,11 +37,12 @@ final class CloseWatch {
      * it takes (as close() does) and says so after warnAfterNanos, naming only that worker's fibers.
      */
     static CloseWatch forUnbind(Worker worker, long warnAfterNanos) {
-        return new CloseWatch(worker.scheduler, worker, warnAfterNanos, -1);
+        return new CloseWatch(worker.scheduler, null, worker, warnAfterNanos, -1);
     }
 
-    private CloseWatch(Scheduler scheduler, Worker unbinding, long warnAfterNanos, long timeoutNanos) {
+    private CloseWatch(Scheduler scheduler, Closing closing, Worker unbinding, long warnAfterNanos, long timeoutNanos) {
         this.scheduler = scheduler;
+        this.closing = closing;
         this.unbinding = unbinding;
         this.start = System.nanoTime();
         this.warnAfter = warnAfterNanos;
@@ -74,7 +78,7 @@ final class CloseWatch {
         long now = System.nanoTime();
         if (bounded && !cancelled && now - cancelAt >= 0) {
             cancelled = true;
-            String done = scheduler.cancelAllWaits();
+            String done = closing.cancelAllWaits();
             if (done != null) { // nothing suspended or delayed was left to cancel: nothing to warn of
                 LOG.log(System.Logger.Level.WARNING, "close(" + (cancelAt - start) / 1_000_000 + " ms) of " + scheduler
                         + " timed out: " + done + "; it now waits for the tasks to unwind");
@@ -86,7 +90,7 @@ final class CloseWatch {
         if (!warned && now - warnAt >= 0) {
             warned = true;
             if (unbinding != null) {
-                String report = scheduler.waitReport(unbinding);
+                String report = Closing.waitReport(unbinding);
                 LOG.log(System.Logger.Level.WARNING, "unbind() of thread " + Thread.currentThread().getName() + " from "
                         + scheduler + " has waited " + (now - start) / 1_000_000 + " ms for the tasks of its worker "
                         + "to finish. It waits for:\n"
@@ -95,7 +99,7 @@ final class CloseWatch {
                         + "Scheduler.close(Duration) from another thread.");
                 return;
             }
-            String report = scheduler.closeReport();
+            String report = closing.closeReport();
             LOG.log(System.Logger.Level.WARNING, "close() of " + scheduler + " has waited "
                     + (now - start) / 1_000_000 + " ms for its tasks to finish. It waits for:\n"
                     + (report.isEmpty() ? "(nothing found: a task may be between two steps)\n" : report)

@@ -2,12 +2,8 @@ package org.marl4j;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntConsumer;
@@ -48,6 +44,20 @@ import java.util.function.Supplier;
  * {@link IllegalStateException} naming the flag.
  */
 public final class Scheduler implements AutoCloseable {
+    /*
+     * Implementation overview. This class is the public surface, the choice of worker for each
+     * enqueue, and the hooks workers call back; the parts live in package-private classes beside it:
+     * - Worker: one per worker thread or bound thread, its fibers and its run loop (its javadoc is
+     *   the overview of fibers and scheduling); Work: its queues and lock, and every call other
+     *   threads make on it.
+     * - IdleWorkers: which workers spin or sleep, and their steals. Monitor: the thread that hands
+     *   on tasks stranded behind a stalled worker and reports blocking tasks.
+     * - BoundThreads: the register of bound threads, the closing flag, and close's wait for unbinds.
+     * - WorkerPolicies: one SchedulingPolicy per worker, refusing a factory that shares one.
+     * - Closing: close() itself (refusing a close that waits for itself, stopping and joining the
+     *   workers, the reports it logs, the cancelling at close(Duration)'s timeout); CloseWatch
+     *   says when to log and when to cancel.
+     */
     /** The most worker threads a scheduler may have, as in marl. */
     public static final int MAX_WORKER_THREADS = 256;
 
@@ -57,10 +67,10 @@ public final class Scheduler implements AutoCloseable {
     /** Which workers spin or sleep for want of work, and the steals they make; see {@link IdleWorkers}. */
     final IdleWorkers idle;
     private final AtomicInteger liveWorkers;
-    /** Watches the worker threads for stalls; null without worker threads. */
-    private final Monitor monitor;
-    /** The scheduling policies of live workers, to refuse a factory that shares one instance. */
-    private final Set<SchedulingPolicy> policiesInUse = Collections.newSetFromMap(new IdentityHashMap<>());
+    /** Each worker's scheduling policy, one instance per live worker. */
+    private final WorkerPolicies policies;
+    /** How close() goes, with the monitor it stops last. */
+    private final Closing closing;
     final long spinNanos;
     final boolean checkLocks;
 
@@ -86,37 +96,24 @@ public final class Scheduler implements AutoCloseable {
         this.spinNanos = this.config.spinDuration.toNanos();
         this.checkLocks = LockCheck.enabled();
         int count = this.config.workerThreadCount;
+        policies = new WorkerPolicies(this, this.config.schedulingPolicy);
         workers = new Worker[count];
         idle = new IdleWorkers(workers);
         liveWorkers = new AtomicInteger(count);
         for (int i = 0; i < count; i++) {
             workers[i] = new Worker(this, i, Worker.Mode.MULTI_THREADED, false);
         }
-        probeSharedPolicy(count);
+        policies.probeShared(count);
         // A threshold of ~292 years or more does not fit in nanoseconds: it means never.
         long thresholdNanos = this.config.blockingTaskThreshold.compareTo(Duration.ofNanos(Long.MAX_VALUE)) >= 0
                 ? Long.MAX_VALUE : this.config.blockingTaskThreshold.toNanos();
-        monitor = count == 0 ? null : new Monitor(this, workers, thresholdNanos, this.config.threadNamePrefix + "monitor");
+        Monitor monitor = count == 0 ? null : new Monitor(this, workers, thresholdNanos, this.config.threadNamePrefix + "monitor");
+        closing = new Closing(this, workers, bound, monitor, this.config.closeWarningAfter.toNanos());
         for (Worker worker : workers) {
             worker.start(this.config.threadNamePrefix + worker.id);
         }
         if (monitor != null) {
             monitor.start();
-        }
-    }
-
-    /**
-     * probeSharedPolicy(count) asks the policy factory for the policies of bound threads to come
-     * while no thread has started, so a factory that returns one shared instance (which corrupts
-     * every worker that uses it) is refused here even with fewer than two worker threads.
-     */
-    private void probeSharedPolicy(int count) {
-        List<SchedulingPolicy> probes = new ArrayList<>();
-        for (int i = count; i < 2; i++) {
-            probes.add(newPolicy());
-        }
-        synchronized (policiesInUse) {
-            probes.forEach(policiesInUse::remove);
         }
     }
 
@@ -196,7 +193,7 @@ public final class Scheduler implements AutoCloseable {
     }
 
     /** unbind(worker, watch) drains and unbinds the calling thread's worker, under an unbind's or a close's watch. */
-    private void unbind(Worker worker, CloseWatch watch) {
+    void unbind(Worker worker, CloseWatch watch) {
         try {
             worker.stopSingleThreaded(watch);
         } finally {
@@ -424,7 +421,7 @@ public final class Scheduler implements AutoCloseable {
      */
     @Override
     public void close() {
-        closeWithin(-1);
+        closing.closeWithin(-1);
     }
 
     /**
@@ -449,121 +446,7 @@ public final class Scheduler implements AutoCloseable {
         if (timeout.isNegative()) {
             throw new IllegalArgumentException("close timeout must not be negative, was " + timeout);
         }
-        closeWithin(Math.max(0, Fiber.deadlineAfter(timeout) - System.nanoTime()));
-    }
-
-    private void closeWithin(long timeoutNanos) {
-        CloseWatch watch = new CloseWatch(this, config.closeWarningAfter.toNanos(), timeoutNanos);
-        Worker current = Worker.current();
-        if (current != null && current.scheduler == this) {
-            checkMayClose(current);
-            unbind(current, watch);
-        }
-        // Close goes on uninterruptibly; an interrupt is restored once it is done.
-        boolean interrupted = bound.closeAndAwaitUnbound(watch);
-        for (Worker worker : workers) {
-            worker.work.requestStop();
-        }
-        interrupted |= Thread.interrupted();
-        for (Worker worker : workers) {
-            while (worker.thread().isAlive()) {
-                try {
-                    worker.thread().join(Math.max(1, Math.min(watch.nanosUntilDue() / 1_000_000, Long.MAX_VALUE / 2)));
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
-                if (watch.due()) {
-                    watch.act();
-                }
-            }
-        }
-        if (monitor != null) {
-            monitor.stop();
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    /** checkMayClose(current) refuses close() on one of this scheduler's own threads where it would wait for itself. */
-    private void checkMayClose(Worker current) {
-        if (current.mode == Worker.Mode.MULTI_THREADED) {
-            throw new IllegalStateException("close() called from a task of " + this
-                    + ": it would wait for itself; close from another thread");
-        }
-        if (current.forBlockingCall) {
-            throw new IllegalStateException("close() called inside Marl.blockingCall on " + this + ": the fiber "
-                    + "waiting for the call keeps the scheduler running, so close would wait for itself; "
-                    + "return from the call and close the scheduler from outside its tasks");
-        }
-        if (current.current != current.main) {
-            throw new IllegalStateException("close() called from a task running on a thread bound to " + this
-                    + ": it would wait for itself; close from the thread's own code, after the tasks it waits for");
-        }
-    }
-
-    /**
-     * cancelAllWaits() is close(Duration) giving up: every worker's suspended fibers are cancelled
-     * and its pending delayed tasks dropped. Returns what it did, for the close's log, or null if
-     * there was nothing to cancel.
-     */
-    String cancelAllWaits() {
-        List<Worker> all = new ArrayList<>(List.of(workers));
-        all.addAll(bound.snapshot().values());
-        int fibers = 0;
-        int delayed = 0;
-        for (Worker w : all) {
-            fibers += w.waits.cancelWaits();
-            delayed += w.work.dropDelayed();
-        }
-        if (fibers == 0 && delayed == 0) {
-            return null;
-        }
-        return "cancelled the waits of " + fibers + " suspended fiber(s) and " + delayed + " pending delayed task(s)";
-    }
-
-    /**
-     * closeReport() describes, for close()'s warning, what it is waiting for: suspended fibers,
-     * pending delayed tasks, threads still bound, and each worker thread busy in a task, with its
-     * stack. Takes each worker's lock in turn.
-     */
-    String closeReport() {
-        StringBuilder report = new StringBuilder();
-        Map<Thread, Worker> boundNow = bound.snapshot();
-        List<Worker> all = new ArrayList<>(List.of(workers));
-        all.addAll(boundNow.values());
-        for (Worker worker : all) {
-            report.append(waitReport(worker));
-        }
-        for (Thread t : boundNow.keySet()) {
-            report.append("thread ").append(t.getName()).append(t == Thread.currentThread()
-                    ? ", which called close(), is unbinding: it runs the tasks of its worker until they end\n"
-                    : " is still bound: close() waits for it to call unbind()\n");
-        }
-        for (Worker worker : workers) {
-            Thread thread = worker.thread();
-            if (thread != null && thread.isAlive() && worker.work.activity() == Work.ACTIVE) {
-                report.append(worker).append(" is busy in a task (").append(thread.getState()).append("):\n")
-                        .append(worker.threadStack(12));
-            }
-        }
-        return report.toString();
-    }
-
-    /**
-     * waitReport(worker) describes what one worker waits for before it may stop: its suspended
-     * fibers and its pending delayed tasks. A long unbind()'s warning is this of its worker.
-     */
-    String waitReport(Worker worker) {
-        List<SuspendedFiber> fibers = new ArrayList<>();
-        worker.waits.addSuspendedTo(fibers);
-        StringBuilder report = new StringBuilder();
-        fibers.forEach(report::append);
-        String delayed = worker.work.delayedSummary();
-        if (!delayed.isEmpty()) {
-            report.append(worker).append(": ").append(delayed).append('\n');
-        }
-        return report.toString();
+        closing.closeWithin(Math.max(0, Fiber.deadlineAfter(timeout) - System.nanoTime()));
     }
 
     /**
@@ -682,31 +565,14 @@ public final class Scheduler implements AutoCloseable {
         liveWorkers.decrementAndGet();
     }
 
-    /**
-     * newPolicy() makes the scheduling policy of a new worker, refusing null and an instance some
-     * live worker already uses: a policy holds one worker's queues, unsynchronized.
-     */
+    /** newPolicy() makes the scheduling policy of a new worker; see {@link WorkerPolicies#newPolicy()}. */
     SchedulingPolicy newPolicy() {
-        SchedulingPolicy policy = config.schedulingPolicy.get();
-        if (policy == null) {
-            throw new IllegalStateException("the scheduling policy factory of " + this + " returned null: "
-                    + "it must return a new SchedulingPolicy for each worker");
-        }
-        synchronized (policiesInUse) {
-            if (!policiesInUse.add(policy)) {
-                throw new IllegalArgumentException("the scheduling policy factory of " + this + " returned "
-                        + policy + " for two workers: each worker needs its own instance, since a policy holds "
-                        + "that worker's queues; pass a constructor such as MyPolicy::new, not () -> sharedInstance");
-            }
-        }
-        return policy;
+        return policies.newPolicy();
     }
 
     /** releasePolicy(worker) takes back the scheduling policy of a bound worker that has unbound. */
     void releasePolicy(Worker worker) {
-        synchronized (policiesInUse) {
-            policiesInUse.remove(worker.work.policy());
-        }
+        policies.release(worker);
     }
 
     void initializeWorkerThread(int workerId) {
