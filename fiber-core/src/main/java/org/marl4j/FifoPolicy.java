@@ -11,6 +11,12 @@ import java.util.Iterator;
 public final class FifoPolicy implements SchedulingPolicy {
     private final ArrayDeque<Fiber> fibers = new ArrayDeque<>();
     private final ArrayDeque<Task> tasks = new ArrayDeque<>();
+    /**
+     * The SAME_THREAD tasks among {@code tasks}. While there are none, a thief takes the oldest
+     * task without reading it: each task it takes is then first touched on the thief's own thread,
+     * not while it holds the victim's lock.
+     */
+    private int sameThreadTasks;
 
     /** FifoPolicy() creates an empty policy for one worker. */
     public FifoPolicy() {}
@@ -23,6 +29,9 @@ public final class FifoPolicy implements SchedulingPolicy {
     @Override
     public void enqueued(Task task) {
         tasks.addLast(task);
+        if (task.is(Task.Flag.SAME_THREAD)) {
+            sameThreadTasks++;
+        }
     }
 
     @Override
@@ -32,7 +41,11 @@ public final class FifoPolicy implements SchedulingPolicy {
 
     @Override
     public Task pickNextTask() {
-        return tasks.pollFirst();
+        Task task = tasks.pollFirst();
+        if (sameThreadTasks > 0 && task != null && task.is(Task.Flag.SAME_THREAD)) {
+            sameThreadTasks--;
+        }
+        return task;
     }
 
     /**
@@ -43,6 +56,9 @@ public final class FifoPolicy implements SchedulingPolicy {
 
     @Override
     public Task steal() {
+        if (sameThreadTasks == 0) {
+            return tasks.pollFirst();
+        }
         Task oldest = tasks.peekFirst();
         if (oldest == null || !oldest.is(Task.Flag.SAME_THREAD)) {
             return tasks.pollFirst();

@@ -812,6 +812,36 @@ public final class Scheduler implements AutoCloseable {
         }
 
         /**
+         * getWorkerThreadInitializer() returns the code run first on each worker thread, or null if
+         * there is none.
+         *
+         * @return the initializer, or null
+         */
+        public IntConsumer getWorkerThreadInitializer() {
+            return workerThreadInitializer;
+        }
+
+        /**
+         * getUncaughtExceptionHandler() returns who hears about tasks that throw, or null for the
+         * default: the uncaught-exception handler of the thread the task ran on.
+         *
+         * @return the handler, or null for the default
+         */
+        public Thread.UncaughtExceptionHandler getUncaughtExceptionHandler() {
+            return uncaughtExceptionHandler;
+        }
+
+        /**
+         * getSchedulingPolicy() returns the factory that makes each worker's scheduling policy
+         * ({@code FifoPolicy::new} unless set).
+         *
+         * @return the policy factory
+         */
+        public Supplier<? extends SchedulingPolicy> getSchedulingPolicy() {
+            return schedulingPolicy;
+        }
+
+        /**
          * toString() names every setting, the defaults included, for logs and debugging; a setting
          * that is code (initializer, handler, policy factory, affinity policy) shows as "default" or
          * "custom".

@@ -44,6 +44,25 @@ class SchedulerTest {
                 && custom.contains("uncaughtExceptionHandler=custom"), custom);
     }
 
+    @Test
+    void config_getters_returnWhatWasSet_andTheDefaults() {
+        Scheduler.Config defaults = new Scheduler.Config();
+        assertNull(defaults.getWorkerThreadInitializer());
+        assertNull(defaults.getUncaughtExceptionHandler());
+        assertTrue(defaults.getSchedulingPolicy().get() instanceof FifoPolicy);
+        java.util.function.IntConsumer initializer = id -> { };
+        Thread.UncaughtExceptionHandler handler = (t, e) -> { };
+        java.util.function.Supplier<PriorityPolicy> policy = PriorityPolicy::new;
+        Scheduler.Config custom = new Scheduler.Config().setWorkerThreadInitializer(initializer)
+                .setUncaughtExceptionHandler(handler).setSchedulingPolicy(policy);
+        assertSame(initializer, custom.getWorkerThreadInitializer());
+        assertSame(handler, custom.getUncaughtExceptionHandler());
+        assertSame(policy, custom.getSchedulingPolicy());
+        try (Scheduler scheduler = new Scheduler(custom)) {
+            assertSame(handler, scheduler.config().getUncaughtExceptionHandler(), "the scheduler's copy differs");
+        }
+    }
+
     @ForEachWorkerCount
     void constructAndClose_withoutBinding_stopsEveryWorkerThread(int workers) {
         Scheduler.Config config = TestSchedulers.config(workers);

@@ -1,6 +1,7 @@
 package org.marl4j;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -33,6 +34,28 @@ class SchedulingPolicyTest {
             order.add(t.priority());
         }
         assertEquals(List.of(Integer.MAX_VALUE, 5, 0, -1, Integer.MIN_VALUE), order);
+    }
+
+    @Test
+    void fifoPolicy_neverGivesAThiefASameThreadTask_asTheyComeAndGo() {
+        FifoPolicy policy = new FifoPolicy();
+        Task s1 = new Task(() -> {}, Task.Flag.SAME_THREAD);
+        Task s2 = new Task(() -> {}, Task.Flag.SAME_THREAD);
+        Task t1 = new Task(() -> {});
+        Task t2 = new Task(() -> {});
+        Task t3 = new Task(() -> {});
+        policy.enqueued(s1);
+        policy.enqueued(t1);
+        assertSame(t1, policy.steal(), "the thief did not look past the SAME_THREAD task");
+        assertSame(s1, policy.pickNextTask());
+        assertSame(null, policy.steal());
+        policy.enqueued(s2); // after the first SAME_THREAD task left: it must still count
+        policy.enqueued(t2);
+        assertSame(t2, policy.steal());
+        assertSame(null, policy.steal(), "a SAME_THREAD task was given to a thief");
+        assertSame(s2, policy.pickNextTask());
+        policy.enqueued(t3);
+        assertSame(t3, policy.steal());
     }
 
     @Test
