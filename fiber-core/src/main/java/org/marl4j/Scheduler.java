@@ -489,7 +489,8 @@ public final class Scheduler implements AutoCloseable {
     /**
      * Stats is a snapshot of a scheduler's counters.
      *
-     * @param tasksRun tasks started by any worker
+     * @param tasksRun tasks started by any worker (a {@link Fiber#yield()} that had work to yield to counts one:
+     *     it queues a task that resumes the fiber)
      * @param tasksStolen tasks an idle worker thread took from another worker's queue
      * @param fibersCreated fibers (continuations) ever created; steady-state work reuses idle ones
      * @param fibersIdle fibers now idle, kept for reuse
