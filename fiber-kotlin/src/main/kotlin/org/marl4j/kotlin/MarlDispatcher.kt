@@ -15,6 +15,7 @@ import org.marl4j.Task
 import java.time.Duration
 import java.util.concurrent.RejectedExecutionException
 import kotlin.coroutines.CoroutineContext
+import kotlin.coroutines.EmptyCoroutineContext
 
 /**
  * Returns a [MarlDispatcher] that runs coroutines as tasks of this [Scheduler], each on a marl4j
@@ -143,8 +144,44 @@ public class MarlDispatcher internal constructor(public val scheduler: Scheduler
         return null
     }
 
+    /**
+     * Returns a view of this dispatcher that runs at most [parallelism] of its coroutines' steps at
+     * once, on this dispatcher's scheduler and with its timers. Unlike kotlinx's generic views, it
+     * dispatches with the context of the coroutine it starts running, so on a scheduler with no
+     * worker threads a step resumed from another thread still reaches the bound thread waiting in
+     * [runSuspending], as on this dispatcher.
+     *
+     * @param parallelism how many steps may run at once; at least 1.
+     * @param name a name for the view, shown by its `toString`, or null.
+     * @return the view.
+     * @throws IllegalArgumentException if [parallelism] is less than 1.
+     */
+    override fun limitedParallelism(parallelism: Int, name: String?): CoroutineDispatcher {
+        require(parallelism >= 1) { "parallelism must be at least 1, got $parallelism" }
+        return LimitedMarlDispatcher(this, null, parallelism, name)
+    }
+
     private fun runRefused(context: CoroutineContext, block: Runnable, cause: Exception) {
-        context.cancel(refusal(cause))
+        // The refusal is built here, on the refused thread, whose name its message gives.
+        refuse(context, block, refusal(cause))
+    }
+
+    /**
+     * Refuses [block] for good: cancels the job of [context] with [refusal] and runs [block] on
+     * [Dispatchers.IO], where it observes that. A view's worker is not a coroutine's step: its view
+     * is told instead ([LimitedMarlDispatcher.Worker.refused]), on an IO thread so that refusals
+     * passed through views never recurse.
+     *
+     * @param context the context [block] was dispatched with.
+     * @param block the step (or a view's worker) that cannot run on the scheduler.
+     * @param refusal the cancellation to cancel its job with.
+     */
+    internal fun refuse(context: CoroutineContext, block: Runnable, refusal: CancellationException) {
+        if (block is LimitedMarlDispatcher.Worker) {
+            Dispatchers.IO.dispatch(EmptyCoroutineContext, Runnable { block.refused(refusal) })
+            return
+        }
+        context.cancel(refusal)
         // Dispatchers.IO is the fallback kotlinx itself uses for a rejected executor dispatch: its
         // threads exist anyway, and unlike an unconfined call it cannot recurse into this dispatch.
         Dispatchers.IO.dispatch(context, block)
