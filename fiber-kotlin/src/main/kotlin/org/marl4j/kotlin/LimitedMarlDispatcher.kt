@@ -37,6 +37,11 @@ import kotlin.coroutines.CoroutineContext
  * `delay` and `withTimeout` use [root]'s timers; the resumption after a `delay` is dispatched
  * through this view, so it counts against the limit.
  *
+ * One view shared by several threads bound to a zero-worker scheduler: a worker runs on the bound
+ * thread it was handed to, steps of every thread's coroutines included, and holds its place until
+ * that thread next waits in marl4j (or unbinds); so, as with any work queued on a bound thread,
+ * the others' steps through the view wait for that thread.
+ *
  * @property root the dispatcher whose scheduler runs the steps and whose timers this view uses.
  * @property outer the view this one is a view of, or null if it is a view of [root] itself.
  * @property parallelism how many steps may run at once; at least 1.

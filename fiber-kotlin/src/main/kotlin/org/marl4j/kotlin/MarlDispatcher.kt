@@ -51,14 +51,19 @@ public fun Scheduler.asCoroutineDispatcher(): MarlDispatcher = MarlDispatcher(th
  * threads (and its own tasks) may enqueue them. A coroutine that [runSuspending] started on a bound
  * thread (with its children and `withContext` blocks) may still be resumed from any other thread
  * (a `withContext(Dispatchers.IO)` returning, a `Deferred` completed elsewhere): the step is handed
- * to the waiting bound thread, which runs it, for as long as that call waits. Otherwise a dispatch
- * from a thread not bound to the scheduler is refused as above, with the scheduler's
- * [IllegalStateException] as the cause. (A `limitedParallelism` view dispatches without the
- * coroutine's context, so a step it forwards from another thread is refused so too.)
+ * to the waiting bound thread, which runs it, for as long as that call waits; through a
+ * [limitedParallelism] view too. Otherwise a dispatch from a thread not bound to the scheduler is
+ * refused as above, with the scheduler's [IllegalStateException] as the cause.
+ *
+ * Views: [limitedParallelism] returns a view of this dispatcher's own (not kotlinx's generic one):
+ * at most that many of its steps run at once, on this scheduler's fibers, `delay` and
+ * `withTimeout` use this dispatcher's timers, and a view dispatches with the context of the
+ * coroutine it resumes, so what holds above for a step holds for a step through a view: handed to
+ * the waiting bound thread, or refused (its coroutine cancelled, its step unwinding on
+ * [Dispatchers.IO]) just as on this dispatcher.
  *
  * A cancelled `delay` cancels its delayed task, so it neither runs nor holds up
- * [Scheduler.close]. `limitedParallelism` works as on any dispatcher, and its views keep using
- * this dispatcher's timers.
+ * [Scheduler.close].
  *
  * @property scheduler the scheduler whose workers run this dispatcher's coroutines.
  */
