@@ -13,6 +13,7 @@ import kotlinx.coroutines.joinAll
 import kotlinx.coroutines.launch
 import kotlinx.coroutines.runBlocking
 import kotlinx.coroutines.withContext
+import org.awaitility.Awaitility.await
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertFalse
 import org.junit.jupiter.api.Assertions.assertInstanceOf
@@ -35,6 +36,7 @@ import java.util.concurrent.RejectedExecutionException
 import java.util.concurrent.TimeUnit
 import java.util.concurrent.atomic.AtomicInteger
 import kotlin.coroutines.ContinuationInterceptor
+import kotlin.coroutines.EmptyCoroutineContext
 import kotlin.coroutines.coroutineContext
 
 @Timeout(value = 120, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
@@ -168,10 +170,11 @@ class LimitedMarlDispatcherTest {
             assertEquals(0, bodyFinished.get(), "the refused step observed its cancellation")
         }
 
-    @Test
-    fun resumptionsRejectedByACloseThroughAViewAreAllCancelled() {
+    @ParameterizedTest(name = "view {0}")
+    @ValueSource(strings = ["1", "2", "2/1"])
+    fun resumptionsRejectedByACloseThroughAViewAreAllCancelled(which: String) {
         val scheduler = Scheduler(TestSchedulers.config(1))
-        val view = scheduler.asCoroutineDispatcher().limitedParallelism(1)
+        val view = view(scheduler, which)
         val gate = CompletableDeferred<Unit>()
         val finallyRan = AtomicInteger()
         val bodyFinished = AtomicInteger()
@@ -195,6 +198,21 @@ class LimitedMarlDispatcherTest {
         }
         assertEquals(5, finallyRan.get(), "every rejected step still ran, so finally blocks unwind")
         assertEquals(0, bodyFinished.get())
+    }
+
+    @ParameterizedTest(name = "view {0}")
+    @ValueSource(strings = ["1", "2/1"])
+    fun aStepThatThrowsIsReportedAsATasksExceptionAndTheViewGoesOn(which: String) {
+        val errors = TaskErrors()
+        Scheduler(errors.config(1)).use { scheduler ->
+            val view = view(scheduler, which)
+            val after = CountDownLatch(1)
+            view.dispatch(EmptyCoroutineContext, Runnable { throw UnsupportedOperationException("step failed") })
+            view.dispatch(EmptyCoroutineContext, Runnable { after.countDown() })
+            assertTrue(after.await(TestSchedulers.PATIENCE.toMillis(), TimeUnit.MILLISECONDS), "the view went on")
+            await().atMost(TestSchedulers.PATIENCE).until { errors.errors().isNotEmpty() }
+            assertEquals("step failed", errors.errors().single().message)
+        }
     }
 
     @Test
