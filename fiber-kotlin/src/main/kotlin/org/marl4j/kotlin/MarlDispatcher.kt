@@ -15,6 +15,7 @@ import org.marl4j.Task
 import java.time.Duration
 import java.util.concurrent.RejectedExecutionException
 import kotlin.coroutines.CoroutineContext
+import kotlin.coroutines.EmptyCoroutineContext
 
 /**
  * Returns a [MarlDispatcher] that runs coroutines as tasks of this [Scheduler], each on a marl4j
@@ -50,14 +51,19 @@ public fun Scheduler.asCoroutineDispatcher(): MarlDispatcher = MarlDispatcher(th
  * threads (and its own tasks) may enqueue them. A coroutine that [runSuspending] started on a bound
  * thread (with its children and `withContext` blocks) may still be resumed from any other thread
  * (a `withContext(Dispatchers.IO)` returning, a `Deferred` completed elsewhere): the step is handed
- * to the waiting bound thread, which runs it, for as long as that call waits. Otherwise a dispatch
- * from a thread not bound to the scheduler is refused as above, with the scheduler's
- * [IllegalStateException] as the cause. (A `limitedParallelism` view dispatches without the
- * coroutine's context, so a step it forwards from another thread is refused so too.)
+ * to the waiting bound thread, which runs it, for as long as that call waits; through a
+ * [limitedParallelism] view too. Otherwise a dispatch from a thread not bound to the scheduler is
+ * refused as above, with the scheduler's [IllegalStateException] as the cause.
+ *
+ * Views: [limitedParallelism] returns a view of this dispatcher's own (not kotlinx's generic one):
+ * at most that many of its steps run at once, on this scheduler's fibers, `delay` and
+ * `withTimeout` use this dispatcher's timers, and a view dispatches with the context of the
+ * coroutine it resumes, so what holds above for a step holds for a step through a view: handed to
+ * the waiting bound thread, or refused (its coroutine cancelled, its step unwinding on
+ * [Dispatchers.IO]) just as on this dispatcher.
  *
  * A cancelled `delay` cancels its delayed task, so it neither runs nor holds up
- * [Scheduler.close]. `limitedParallelism` works as on any dispatcher, and its views keep using
- * this dispatcher's timers.
+ * [Scheduler.close].
  *
  * @property scheduler the scheduler whose workers run this dispatcher's coroutines.
  */
@@ -143,8 +149,44 @@ public class MarlDispatcher internal constructor(public val scheduler: Scheduler
         return null
     }
 
+    /**
+     * Returns a view of this dispatcher that runs at most [parallelism] of its coroutines' steps at
+     * once, on this dispatcher's scheduler and with its timers. Unlike kotlinx's generic views, it
+     * dispatches with the context of the coroutine it starts running, so on a scheduler with no
+     * worker threads a step resumed from another thread still reaches the bound thread waiting in
+     * [runSuspending], as on this dispatcher.
+     *
+     * @param parallelism how many steps may run at once; at least 1.
+     * @param name a name for the view, shown by its `toString`, or null.
+     * @return the view.
+     * @throws IllegalArgumentException if [parallelism] is less than 1.
+     */
+    override fun limitedParallelism(parallelism: Int, name: String?): CoroutineDispatcher {
+        require(parallelism >= 1) { "parallelism must be at least 1, got $parallelism" }
+        return LimitedMarlDispatcher(this, null, parallelism, name)
+    }
+
     private fun runRefused(context: CoroutineContext, block: Runnable, cause: Exception) {
-        context.cancel(refusal(cause))
+        // The refusal is built here, on the refused thread, whose name its message gives.
+        refuse(context, block, refusal(cause))
+    }
+
+    /**
+     * Refuses [block] for good: cancels the job of [context] with [refusal] and runs [block] on
+     * [Dispatchers.IO], where it observes that. A view's worker is not a coroutine's step: its view
+     * is told instead ([LimitedMarlDispatcher.Worker.refused]), on an IO thread so that refusals
+     * passed through views never recurse.
+     *
+     * @param context the context [block] was dispatched with.
+     * @param block the step (or a view's worker) that cannot run on the scheduler.
+     * @param refusal the cancellation to cancel its job with.
+     */
+    internal fun refuse(context: CoroutineContext, block: Runnable, refusal: CancellationException) {
+        if (block is LimitedMarlDispatcher.Worker) {
+            Dispatchers.IO.dispatch(EmptyCoroutineContext, Runnable { block.refused(refusal) })
+            return
+        }
+        context.cancel(refusal)
         // Dispatchers.IO is the fallback kotlinx itself uses for a rejected executor dispatch: its
         // threads exist anyway, and unlike an unconfined call it cannot recurse into this dispatch.
         Dispatchers.IO.dispatch(context, block)

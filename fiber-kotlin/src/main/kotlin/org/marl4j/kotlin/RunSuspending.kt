@@ -27,7 +27,8 @@ import org.marl4j.Scheduler
  * On a thread bound to a scheduler with no worker threads, that thread runs the coroutines, and a
  * coroutine step another thread resumes (`withContext(Dispatchers.IO) { ... }` returning, a
  * `Deferred` completed elsewhere) is handed to it while this call waits, as [runBlocking]'s event
- * loop takes them.
+ * loop takes them; a step of a coroutine on a `limitedParallelism` view of the scheduler's
+ * dispatcher too.
  *
  * If the waiting fiber's wait is cancelled ([Scheduler.close] with a timeout throws a
  * [org.marl4j.FiberCancelledException] from it), the coroutine is cancelled, so its `finally`

@@ -1,0 +1,243 @@
+package org.marl4j.kotlin
+
+import kotlinx.coroutines.CompletableDeferred
+import kotlinx.coroutines.CoroutineDispatcher
+import kotlinx.coroutines.CoroutineStart
+import kotlinx.coroutines.DelicateCoroutinesApi
+import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.GlobalScope
+import kotlinx.coroutines.InternalCoroutinesApi
+import kotlinx.coroutines.Job
+import kotlinx.coroutines.delay
+import kotlinx.coroutines.joinAll
+import kotlinx.coroutines.launch
+import kotlinx.coroutines.runBlocking
+import kotlinx.coroutines.withContext
+import org.awaitility.Awaitility.await
+import org.junit.jupiter.api.Assertions.assertEquals
+import org.junit.jupiter.api.Assertions.assertFalse
+import org.junit.jupiter.api.Assertions.assertInstanceOf
+import org.junit.jupiter.api.Assertions.assertNotNull
+import org.junit.jupiter.api.Assertions.assertSame
+import org.junit.jupiter.api.Assertions.assertTrue
+import org.junit.jupiter.api.Test
+import org.junit.jupiter.api.Timeout
+import org.junit.jupiter.api.assertThrows
+import org.junit.jupiter.params.ParameterizedTest
+import org.junit.jupiter.params.provider.CsvSource
+import org.junit.jupiter.params.provider.ValueSource
+import org.marl4j.Fiber
+import org.marl4j.Scheduler
+import org.marl4j.TaskErrors
+import org.marl4j.TestSchedulers
+import java.util.concurrent.CompletableFuture
+import java.util.concurrent.CountDownLatch
+import java.util.concurrent.RejectedExecutionException
+import java.util.concurrent.TimeUnit
+import java.util.concurrent.atomic.AtomicInteger
+import kotlin.coroutines.ContinuationInterceptor
+import kotlin.coroutines.EmptyCoroutineContext
+import kotlin.coroutines.coroutineContext
+
+@Timeout(value = 120, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+class LimitedMarlDispatcherTest {
+
+    /** The views the zero-worker tests use: limits 1 and 2, and a view of 1 of a view of 2. */
+    private fun view(scheduler: Scheduler, which: String): CoroutineDispatcher {
+        val dispatcher = scheduler.asCoroutineDispatcher()
+        return when (which) {
+            "1" -> dispatcher.limitedParallelism(1)
+            "2" -> dispatcher.limitedParallelism(2)
+            "2/1" -> dispatcher.limitedParallelism(2).limitedParallelism(1)
+            else -> error(which)
+        }
+    }
+
+    @ParameterizedTest(name = "view {0}")
+    @ValueSource(strings = ["1", "2", "2/1"])
+    fun onABoundThreadOfAZeroWorkerSchedulerAStepResumedFromAnotherThreadThroughAViewRunsOnTheBoundThread(which: String) =
+        TaskErrors.withBoundScheduler(0) { scheduler ->
+            val caller = Thread.currentThread()
+            val results = runSuspending {
+                val plain = coroutineContext[ContinuationInterceptor]!!
+                withContext(view(scheduler, which)) {
+                    // Launched on the plain dispatcher, so it runs only after the view's worker has
+                    // run this step to its suspension and found nothing else queued: the bound thread
+                    // runs one task at a time. The IO block then returns to a view with no worker
+                    // running, so the IO thread itself must start one for the resumed step.
+                    val suspended = CountDownLatch(1)
+                    launch(plain) { suspended.countDown() }
+                    val fromIo = withContext(Dispatchers.IO) {
+                        assertTrue(suspended.await(TestSchedulers.PATIENCE.toMillis(), TimeUnit.MILLISECONDS))
+                        1
+                    }
+                    assertSame(caller, Thread.currentThread(), "resumed from IO on the bound thread")
+                    assertSame(scheduler, Scheduler.get())
+
+                    val deferred = CompletableDeferred<Int>()
+                    launch(plain) { TestSchedulers.startThread("completer") { deferred.complete(2) } }
+                    val fromAPlainThread = deferred.await()
+                    assertSame(caller, Thread.currentThread(), "resumed from a plain thread on the bound thread")
+
+                    delay(1) // the view's timers are the scheduler's
+                    assertSame(caller, Thread.currentThread())
+                    listOf(fromIo, fromAPlainThread)
+                }
+            }
+            assertEquals(listOf(1, 2), results)
+            assertFalse(defaultExecutorRunning(), "$DEFAULT_EXECUTOR was started")
+        }
+
+    @ParameterizedTest(name = "{0} worker threads, limit {1}")
+    @CsvSource("0, 1", "0, 2", "1, 1", "1, 2", "2, 1", "2, 2")
+    fun theLimitHoldsForStepsResumedFromOtherThreads(workers: Int, limit: Int) =
+        TaskErrors.withBoundScheduler(workers) { scheduler ->
+            val view = scheduler.asCoroutineDispatcher().limitedParallelism(limit)
+            val running = AtomicInteger()
+            val most = AtomicInteger()
+            val ran = AtomicInteger()
+            val offScheduler = AtomicInteger()
+            val critical = {
+                if (Scheduler.get() !== scheduler || Fiber.current() == null) {
+                    offScheduler.incrementAndGet()
+                }
+                val now = running.incrementAndGet()
+                most.accumulateAndGet(now, ::maxOf)
+                repeat(100) { Thread.onSpinWait() }
+                running.decrementAndGet()
+            }
+            runSuspending {
+                val plain = coroutineContext[ContinuationInterceptor]!!
+                val released = CountDownLatch(1)
+                withContext(view) {
+                    repeat(COROUTINES) { index ->
+                        launch {
+                            if (index == COROUTINES - 1) {
+                                // The view runs its coroutines' first steps in order, so every other
+                                // one is suspended in its IO block by now. On the plain dispatcher,
+                                // this runs (with zero workers) only once the view's worker has put
+                                // this step aside too: then every IO block returns at once, to a view
+                                // with at most the workers of a finished turn left, so IO threads
+                                // must start workers (with limit 1, always).
+                                launch(plain) { released.countDown() }
+                            }
+                            withContext(Dispatchers.IO) {
+                                assertTrue(released.await(TestSchedulers.PATIENCE.toMillis(), TimeUnit.MILLISECONDS))
+                            }
+                            critical()
+                            if (index % 10 == 0) {
+                                delay(1)
+                            }
+                            withContext(Dispatchers.IO) { Thread.onSpinWait() }
+                            critical()
+                            ran.incrementAndGet()
+                        }
+                    }
+                }
+            }
+            assertEquals(COROUTINES, ran.get())
+            assertEquals(0, offScheduler.get(), "steps ran off the scheduler's fibers")
+            assertTrue(most.get() <= limit, "at most $limit at once, saw ${most.get()}")
+        }
+
+    @OptIn(DelicateCoroutinesApi::class)
+    @Test
+    fun onABoundThreadOfAZeroWorkerSchedulerAViewsCoroutineResumedAfterTheCallReturnedIsRefusedClearly() =
+        TestSchedulers.withBoundScheduler(0) { scheduler ->
+            val gate = CompletableDeferred<Unit>()
+            val bodyFinished = AtomicInteger()
+            val outlived = runSuspending {
+                // As in RunSuspendingTest: not a child, so it outlives the call, and is suspended in
+                // await() before the call returns; here it runs on a view.
+                GlobalScope.launch(
+                    coroutineContext.minusKey(Job) + scheduler.asCoroutineDispatcher().limitedParallelism(1),
+                    CoroutineStart.UNDISPATCHED,
+                ) {
+                    gate.await()
+                    bodyFinished.incrementAndGet()
+                }
+            }
+            val resumer = TestSchedulers.startThread("resumer") { gate.complete(Unit) }
+            TaskErrors.join(resumer)
+            val reason = TestSchedulers.get(CompletableFuture<Throwable?>().also { reason ->
+                outlived.invokeOnCompletion { reason.complete(it) }
+            })
+            assertNotNull(reason, "the refused coroutine was cancelled, not run to the end off the scheduler")
+            val message = reason!!.message!!
+            assertTrue(message.contains("thread resumer is not bound"), message)
+            assertTrue(message.contains("worker threads"), message)
+            assertInstanceOf(IllegalStateException::class.java, reason.rejection())
+            assertEquals(0, bodyFinished.get(), "the refused step observed its cancellation")
+        }
+
+    @ParameterizedTest(name = "view {0}")
+    @ValueSource(strings = ["1", "2", "2/1"])
+    fun resumptionsRejectedByACloseThroughAViewAreAllCancelled(which: String) {
+        val scheduler = Scheduler(TestSchedulers.config(1))
+        val view = view(scheduler, which)
+        val gate = CompletableDeferred<Unit>()
+        val finallyRan = AtomicInteger()
+        val bodyFinished = AtomicInteger()
+        @OptIn(DelicateCoroutinesApi::class)
+        val jobs = List(5) {
+            GlobalScope.launch(view, start = CoroutineStart.UNDISPATCHED) {
+                try {
+                    gate.await() // suspended here while the scheduler closes
+                    bodyFinished.incrementAndGet()
+                } finally {
+                    finallyRan.incrementAndGet()
+                }
+            }
+        }
+        scheduler.close()
+        gate.complete(Unit) // resumes all five through the view of the closed dispatcher
+        runBlocking { jobs.joinAll() }
+        jobs.forEach { job ->
+            assertTrue(job.isCancelled)
+            assertInstanceOf(RejectedExecutionException::class.java, job.rejection())
+        }
+        assertEquals(5, finallyRan.get(), "every rejected step still ran, so finally blocks unwind")
+        assertEquals(0, bodyFinished.get())
+    }
+
+    @ParameterizedTest(name = "view {0}")
+    @ValueSource(strings = ["1", "2/1"])
+    fun aStepThatThrowsIsReportedAsATasksExceptionAndTheViewGoesOn(which: String) {
+        val errors = TaskErrors()
+        Scheduler(errors.config(1)).use { scheduler ->
+            val view = view(scheduler, which)
+            val after = CountDownLatch(1)
+            view.dispatch(EmptyCoroutineContext, Runnable { throw UnsupportedOperationException("step failed") })
+            view.dispatch(EmptyCoroutineContext, Runnable { after.countDown() })
+            assertTrue(after.await(TestSchedulers.PATIENCE.toMillis(), TimeUnit.MILLISECONDS), "the view went on")
+            await().atMost(TestSchedulers.PATIENCE).until { errors.errors().isNotEmpty() }
+            assertEquals("step failed", errors.errors().single().message)
+        }
+    }
+
+    @Test
+    fun aViewOfAViewKeepsTheTighterLimitAndANameOrThisView() {
+        val scheduler = Scheduler(TestSchedulers.config(1))
+        scheduler.use {
+            val view = scheduler.asCoroutineDispatcher().limitedParallelism(2)
+            assertSame(view, view.limitedParallelism(3))
+            assertSame(view, view.limitedParallelism(2))
+            assertEquals("narrow", view.limitedParallelism(1, "narrow").toString())
+            assertTrue(view.toString().contains(scheduler.toString()), view.toString())
+            assertThrows<IllegalArgumentException> { scheduler.asCoroutineDispatcher().limitedParallelism(0) }
+            assertThrows<IllegalArgumentException> { view.limitedParallelism(0) }
+        }
+    }
+
+    private companion object {
+        /** How many coroutines the limit test runs through its view. */
+        const val COROUTINES = 200
+    }
+
+    /** The first cause in the throwable's chain that is not itself a CancellationException. */
+    private fun Throwable.rejection(): Throwable? =
+        generateSequence(this) { it.cause }.firstOrNull { it !is kotlinx.coroutines.CancellationException }
+
+    @OptIn(InternalCoroutinesApi::class)
+    private fun Job.rejection(): Throwable? = getCancellationException().rejection()
+}
