@@ -79,7 +79,7 @@ final class IdleWorkers {
     Task stealFromAny(Worker thief, long random) {
         int count = workers.length;
         int start = (int) ((random & Long.MAX_VALUE) % count);
-        FreshTaskRule rule = thief.freshTaskRule(count);
+        FreshTaskRule rule = thief.spinning.freshTaskRule(count);
         for (int look = 0; look < 2; look++) {
             boolean left = false;
             for (int i = 0; i < count; i++) {
@@ -143,7 +143,7 @@ final class IdleWorkers {
         if (victim == thief) {
             return null;
         }
-        FreshTaskRule rule = thief.freshTaskRule(count);
+        FreshTaskRule rule = thief.spinning.freshTaskRule(count);
         int queued = victim.work.tasksQueued();
         return rule.leave(victim, queued) || queued == 0 ? null : victim.work.steal(thief.work);
     }
