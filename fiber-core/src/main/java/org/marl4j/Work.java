@@ -4,8 +4,6 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Arrays;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.Condition;
 
 /**
  * Work is one worker's queue of work, its lock, and every call other threads make on a worker:
@@ -36,10 +34,8 @@ import java.util.concurrent.locks.Condition;
  * one worker is shared in a few steals, at no allocation per task. Which victim's task it leaves
  * alone is the thief's business ({@link FreshTaskRule}).
  *
- * <p>Signalling: the owner sleeps on {@code added} only inside {@link #sleep(boolean, long)}, and
- * adders signal it only then ({@code notifyAdded}), so a busy or spinning owner costs adders no
- * signal. An inbox pusher reads {@code notifyAdded} after its push, and the owner checks the inboxes
- * after setting it, so one of them sees the other ({@link #signalIfAsleep()}).
+ * <p>The owner's sleep, and how adders, inbox pushers, the monitor and enqueuers end it, is {@link
+ * OwnerSleep}, which takes and requires this class's lock.
  *
  * <p>Lock discipline: methods marked {@link Excludes} take the lock themselves (other threads call
  * them); methods marked {@link GuardedBy} are called with it held. User code runs under the lock in
@@ -73,10 +69,9 @@ final class Work {
     static final int IDLE = 2;
 
     final WorkerLock lock = new WorkerLock();
-    private final Condition added = lock.newCondition();
     private final SchedulingPolicy policy;
-    /** The owner's counters; only the owner writes them (here, its idle sleeps). */
-    private final WorkerStats stats;
+    /** The owner's sleep, and the signals and steal requests that end it. */
+    final OwnerSleep ownerSleep;
     @GuardedBy("lock")
     private final Deadlines deadlines = new Deadlines();
     /** Fibers other threads woke, not yet taken by the owner ({@link #drainInbox()}). */
@@ -106,32 +101,6 @@ final class Work {
      */
     private Task[] stolen = new Task[64];
     private int numStolen;
-    /**
-     * True while the owner sleeps in sleep(): adders must signal. Written under the lock; volatile
-     * for a pusher onto the inbox, which reads it without the lock (see {@link #signalIfAsleep()}).
-     */
-    private volatile boolean notifyAdded;
-    /** Set by the one inbox pusher that signals the owner's current sleep; cleared as each sleep begins. */
-    private final AtomicBoolean sleepSignalled = new AtomicBoolean();
-    /**
-     * When a pusher last signalled the sleeping owner ({@link System#nanoTime()}), or 0: the moment
-     * the work arrived, which the owner's {@link SpinBudget} must judge by rather than the moment it
-     * woke, or the wake-up's own latency makes every gap look long.
-     */
-    @GuardedBy("lock")
-    private long signalledAt;
-    /** True while the owner sleeps in sleep(true), idle: the monitor may send it to steal. */
-    @GuardedBy("lock")
-    private boolean idleAsleep;
-    /** The worker the monitor asked the sleeping owner to steal from, or null. */
-    @GuardedBy("lock")
-    private Worker stealFrom;
-    /**
-     * Set when an enqueuer woke the sleeping owner to look for work on every worker (Go's wakep):
-     * the owner then holds one count of the scheduler's spinning workers, and gives it back.
-     */
-    @GuardedBy("lock")
-    private boolean stealAny;
     /** Delayed tasks in the deadline heap: the worker does not stop while any is pending. */
     @GuardedBy("lock")
     private int numDelayed;
@@ -165,7 +134,7 @@ final class Work {
 
     Work(SchedulingPolicy policy, WorkerStats stats) {
         this.policy = policy;
-        this.stats = stats;
+        this.ownerSleep = new OwnerSleep(this, stats);
         this.lockFreeEnqueue = policy instanceof FifoPolicy || policy instanceof PriorityPolicy;
         setActivity(IDLE); // until its thread runs: a worker not started yet has not stalled
     }
@@ -205,8 +174,8 @@ final class Work {
             if (!taskInbox.push(task)) {
                 return NOT_ADDED; // closed: the worker has stopped
             }
-            if (notifyAdded) { // read after the push: see signalIfAsleep()
-                signalIfAsleep();
+            if (ownerSleep.asleep()) { // read after the push: see OwnerSleep.signalIfAsleep()
+                ownerSleep.signalIfAsleep();
                 return ADDED_OWNER_WOKEN;
             }
             return ADDED_OWNER_AWAKE;
@@ -218,7 +187,7 @@ final class Work {
             if (stopped) {
                 return NOT_ADDED;
             }
-            boolean asleep = notifyAdded;
+            boolean asleep = ownerSleep.asleep();
             addTask(task);
             return asleep ? ADDED_OWNER_WOKEN : ADDED_OWNER_AWAKE;
         } finally {
@@ -268,8 +237,8 @@ final class Work {
             }
             deadlines.add(task, deadline);
             numDelayed++;
-            if (notifyAdded && deadlines.nextDeadline() == deadline) {
-                added.signal(); // the sleeping owner must wake sooner than it planned
+            if (deadlines.nextDeadline() == deadline) {
+                ownerSleep.wakeOwner(); // if it sleeps, the owner must wake sooner than it planned
             }
         } finally {
             lock.unlock();
@@ -288,7 +257,7 @@ final class Work {
             if (deadlines.contains(task)) {
                 deadlines.remove(task);
                 numDelayed--;
-                wakeOwner();
+                ownerSleep.wakeOwner();
             }
         } finally {
             lock.unlock();
@@ -306,7 +275,7 @@ final class Work {
     void wake(Fiber fiber) {
         if (Thread.currentThread() != fiber.worker.ownerThread) {
             if (inbox.push(fiber)) {
-                signalIfAsleep();
+                ownerSleep.signalIfAsleep();
             }
             return;
         }
@@ -325,7 +294,7 @@ final class Work {
     @Excludes("lock")
     void wakeClaimed(Fiber newest, Fiber oldest) {
         inbox.pushClaimed(newest, oldest);
-        signalIfAsleep();
+        ownerSleep.signalIfAsleep();
     }
 
     /**
@@ -410,28 +379,15 @@ final class Work {
         }
     }
 
+    /** hasUndrained() is true when a woken fiber or a task waits in an inbox, not yet in the policy: the owner must drain before it sleeps. */
+    @GuardedBy("lock")
+    boolean hasUndrained() {
+        return !inbox.isEmpty() || !ownTasks.isEmpty() || !taskInbox.isEmpty() || pendingTasks != null;
+    }
+
     /** hasArrivals() is true, without the lock, when a task or ready fiber waits in the policy or an inbox. */
     boolean hasArrivals() {
         return numAcquire() > 0 || !ownTasks.isEmpty() || !taskInbox.isEmpty() || !inbox.isEmpty();
-    }
-
-    /**
-     * signalIfAsleep() wakes the owner if it sleeps, for a fiber just pushed onto the inbox; only the
-     * first pusher of a sleep takes the lock to signal. The pusher's push and its read of
-     * notifyAdded, and the owner's write of notifyAdded and its check of the inbox in sleep(), are
-     * each ordered by volatile accesses, so either the owner sees the fiber or the pusher signals.
-     */
-    @Excludes("lock")
-    void signalIfAsleep() {
-        if (notifyAdded && sleepSignalled.compareAndSet(false, true)) {
-            lock.lock();
-            try {
-                signalledAt = System.nanoTime();
-                added.signal();
-            } finally {
-                lock.unlock();
-            }
-        }
     }
 
     /** wakeLocked(fiber) bumps the wake epoch and queues the fiber if it is suspended. */
@@ -494,7 +450,7 @@ final class Work {
         lock.lock();
         try {
             shutdown = true;
-            wakeOwner();
+            ownerSleep.wakeOwner();
         } finally {
             lock.unlock();
         }
@@ -630,49 +586,6 @@ final class Work {
         return task;
     }
 
-    /**
-     * sendToSteal(victim) wakes the owner, if it sleeps idle, to steal from {@code victim}; returns
-     * whether it did. Called by the scheduler's monitor, which holds no worker lock.
-     */
-    @Excludes("lock")
-    boolean sendToSteal(Worker victim) {
-        if (!lock.tryLock()) {
-            return false;
-        }
-        try {
-            if (!idleAsleep || stealFrom != null) {
-                return false;
-            }
-            stealFrom = victim;
-            added.signal();
-            return true;
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /**
-     * wakeToSteal() wakes the owner, if it sleeps idle and was not woken so already, to look for a
-     * task on every worker; returns whether it did. Called by an enqueuer that holds one count of
-     * the scheduler's spinning workers, which passes to the owner when this returns true.
-     */
-    @Excludes("lock")
-    boolean wakeToSteal() {
-        if (!lock.tryLock()) {
-            return false;
-        }
-        try {
-            if (!idleAsleep || stealAny) {
-                return false;
-            }
-            stealAny = true;
-            added.signal();
-            return true;
-        } finally {
-            lock.unlock();
-        }
-    }
-
     // ---------------------------------------------------------------- tasks and ready fibers (lock held)
 
     /** num() counts the queued tasks and ready fibers. */
@@ -778,7 +691,7 @@ final class Work {
                     dropped++;
                 }
             }
-            wakeOwner(); // it may have been sleeping until the first of them was due
+            ownerSleep.wakeOwner(); // it may have been sleeping until the first of them was due
             return dropped;
         } finally {
             lock.unlock();
@@ -832,83 +745,7 @@ final class Work {
         }
     }
 
-    // ---------------------------------------------------------------- the owner's sleep and activity
-
-    /**
-     * sleep(idle, maxNanos) releases the lock until something is added, {@link #wakeOwner()} is
-     * called, the earliest deadline passes or {@code maxNanos} have passed; it may also return
-     * spuriously. Called by the owner, with lock held; {@code idle} says it sleeps for want of work
-     * (so the monitor may send it to steal) rather than in a pinned fiber's wait; such a sleep that
-     * blocks is counted in {@link WorkerStats#idleSleeps}.
-     */
-    @GuardedBy("lock")
-    void sleep(boolean idle, long maxNanos) throws InterruptedException {
-        sleepSignalled.set(false);
-        signalledAt = 0; // a signal of an earlier sleep (a pinned wait's, say) is not this gap's arrival
-        notifyAdded = true; // before the inbox check below: see signalIfAsleep()
-        idleAsleep = idle;
-        if (idle) {
-            setActivity(IDLE);
-        }
-        try {
-            if (!inbox.isEmpty() || !ownTasks.isEmpty() || !taskInbox.isEmpty() || pendingTasks != null) {
-                return; // a fiber was woken or a task enqueued meanwhile: the caller drains the inboxes
-            }
-            long nanos = maxNanos;
-            if (!deadlines.isEmpty()) {
-                nanos = Math.min(nanos, deadlines.nextDeadline() - System.nanoTime());
-            }
-            if (idle && nanos > 0) {
-                stats.idleSleeps++; // counted as it begins, so a sleep still going on shows
-            }
-            if (nanos == Long.MAX_VALUE) {
-                added.await();
-            } else if (nanos > 0) {
-                added.awaitNanos(nanos);
-            }
-        } finally {
-            notifyAdded = false;
-            idleAsleep = false;
-            if (idle) {
-                setActivity(ACTIVE);
-            }
-        }
-    }
-
-    /**
-     * arrivedAt(now) is when the work that ended the owner's idle gap arrived: when a pusher last
-     * signalled it asleep, or now if none did; and forgets that signal. Called by the owner.
-     */
-    @GuardedBy("lock")
-    long arrivedAt(long now) {
-        long at = signalledAt;
-        signalledAt = 0;
-        return at != 0 ? at : now;
-    }
-
-    /** takeStealHint() returns, and clears, the worker the monitor sent the owner to steal from. */
-    @GuardedBy("lock")
-    Worker takeStealHint() {
-        Worker victim = stealFrom;
-        stealFrom = null;
-        return victim;
-    }
-
-    /** takeStealAny() returns, and clears, whether an enqueuer woke the owner to look for work anywhere. */
-    @GuardedBy("lock")
-    boolean takeStealAny() {
-        boolean any = stealAny;
-        stealAny = false;
-        return any;
-    }
-
-    /** wakeOwner() ends the owner's sleep(), if it sleeps: for a change outside this class, like shutdown. */
-    @GuardedBy("lock")
-    void wakeOwner() {
-        if (notifyAdded) {
-            added.signal();
-        }
-    }
+    // ---------------------------------------------------------------- the owner's activity, for the monitor
 
     /** setActivity(a) publishes what the owner does, for the monitor. Called by the owner only. */
     void setActivity(int a) {
@@ -931,9 +768,7 @@ final class Work {
     @GuardedBy("lock")
     private void added() {
         NUM.setRelease(this, num() + 1);
-        if (notifyAdded) {
-            added.signal();
-        }
+        ownerSleep.wakeOwner();
     }
 
     @GuardedBy("lock")

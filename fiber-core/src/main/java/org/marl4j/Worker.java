@@ -36,11 +36,11 @@ import java.util.ArrayDeque;
  * the worker's {@link WakeInbox} and signals the owner only if it sleeps. The owner performs the
  * wake itself (epoch bump, fiber made ready) under its lock when it drains the inbox: at each turn
  * of its loop, before it waits for work, after a fruitless spin and after every sleep; a spin ends
- * and {@link Work#sleep} returns at once while the inbox is not empty. The argument in {@link FiberWaits} still
+ * and {@link OwnerSleep#sleep} returns at once while the inbox is not empty. The argument in {@link FiberWaits} still
  * holds with the inbox in between: the waiter, checking the epoch on its own thread, either sees the
  * bump of a drain that came first or suspends, and then the wake is still in the inbox, where the
  * same thread finds it before it next sleeps or runs another fiber; the push and the owner's
- * "I sleep" flag are ordered by volatile accesses (see {@link Work#signalIfAsleep}), so a sleeping
+ * "I sleep" flag are ordered by volatile accesses (see {@link OwnerSleep#signalIfAsleep}), so a sleeping
  * owner is always signalled. Waiter's {@code notified} flag is set before the push, so a waiter
  * that misses it is suspended by the time the drain readies it. On the owner's own thread a wake
  * takes the (then free) lock and acts at once.
@@ -490,7 +490,7 @@ final class Worker implements Runnable {
             // woke: judged by the wake-up, a gap a spin would have bridged looks long, the budget
             // halves, the next gap is slept through too, and a two-worker ping-pong stays at
             // 18 µs a round trip instead of 0.85 (seen under load, from which it never recovered).
-            spinning.budget.workFound(work.arrivedAt(System.nanoTime()));
+            spinning.budget.workFound(work.ownerSleep.arrivedAt(System.nanoTime()));
         } else {
             spinning.budget.abandon();
         }
@@ -512,11 +512,11 @@ final class Worker implements Runnable {
         if (mode == Mode.MULTI_THREADED) {
             scheduler.idle.onWorkerWoke();
         }
-        Worker victim = work.takeStealHint();
+        Worker victim = work.ownerSleep.takeStealHint();
         if (victim != null) {
             spinning.steal(victim);
         }
-        if (work.takeStealAny()) {
+        if (work.ownerSleep.takeStealAny()) {
             // Woken by an enqueuer (wakeIdleWorker) holding one spinning count for us: look for a
             // task on every worker, then give the count back.
             try {
@@ -534,7 +534,7 @@ final class Worker implements Runnable {
     }
 
     /**
-     * sleep(idle, maxNanos) sleeps on the work's condition, as {@link Work#sleep}, for at most
+     * sleep(idle, maxNanos) sleeps on the work's condition, as {@link OwnerSleep#sleep}, for at most
      * maxNanos (and, draining in unbind() or close(), until the watch is due, which it then acts
      * on), minding interrupts and deadlines. Called with lock held; releases it meanwhile. Idle
      * sleeps and a pinned fiber's wait both come here, so a due watch is never left unacted (a
@@ -543,7 +543,7 @@ final class Worker implements Runnable {
     @GuardedBy("lock")
     void sleep(boolean idle, long maxNanos) {
         try {
-            work.sleep(idle, closeWatch == null ? maxNanos : Math.min(maxNanos, closeWatch.nanosUntilDue()));
+            work.ownerSleep.sleep(idle, closeWatch == null ? maxNanos : Math.min(maxNanos, closeWatch.nanosUntilDue()));
         } catch (InterruptedException e) {
             // Worker threads ignore interrupts (fibers share the thread); a bound thread keeps its
             // status, restored once the wait is over (restoring it here would fail the next sleep).
