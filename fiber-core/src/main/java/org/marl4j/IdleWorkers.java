@@ -93,7 +93,7 @@ final class IdleWorkers {
                     continue;
                 }
                 if (queued != 0) {
-                    Task task = victim.work.stealWaiting(thief.work);
+                    Task task = victim.work.steals.stealWaiting(thief.work);
                     if (task != null) {
                         return task;
                     }
@@ -121,7 +121,7 @@ final class IdleWorkers {
 
     /**
      * steal(thief, random) tries to take tasks from one randomly chosen other worker (half of them,
-     * see {@link Work#steal(Work)}), leaving a busy worker's only, fresh task to it ({@link
+     * see {@link Steals#steal(Work)}), leaving a busy worker's only, fresh task to it ({@link
      * FreshTaskRule}).
      */
     Task steal(Worker thief, long random) {
@@ -145,6 +145,6 @@ final class IdleWorkers {
         }
         FreshTaskRule rule = thief.spinning.freshTaskRule(count);
         int queued = victim.work.tasksQueued();
-        return rule.leave(victim, queued) || queued == 0 ? null : victim.work.steal(thief.work);
+        return rule.leave(victim, queued) || queued == 0 ? null : victim.work.steals.steal(thief.work);
     }
 }

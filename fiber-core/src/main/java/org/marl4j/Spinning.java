@@ -6,7 +6,7 @@ package org.marl4j;
  * then trying to steal from another worker ({@link IdleWorkers} picks the victim, minding the
  * {@link FreshTaskRule}); and it makes the steals a sleeping worker is sent on. A steal's first
  * task and the rest of its batch, waiting in the steal buffer, go into the worker's own policy
- * ({@link Work#addStolen}). The why of spinning and stealing is in {@link Worker}'s overview.
+ * ({@link Steals#addStolen}). The why of spinning and stealing is in {@link Worker}'s overview.
  *
  * <p>Owned by the worker's thread: nothing here is shared. Its entry points are called with the
  * worker's lock held and release it while they spin or wait for a victim's lock, so no thread ever
@@ -80,7 +80,7 @@ final class Spinning {
     }
 
     /**
-     * steal(victim) takes tasks (the oldest, and up to half the rest: see Work.addStolen) from
+     * steal(victim) takes tasks (the oldest, and up to half the rest: see Steals.addStolen) from
      * victim, the worker the monitor sent us to, or with a null victim from any other worker,
      * waiting for their locks. Called with lock held; releases it meanwhile.
      */
@@ -89,7 +89,7 @@ final class Spinning {
         lock.unlock();
         Task stolen;
         try {
-            stolen = victim == null ? idle.stealFromAny(worker, nextRandom()) : victim.work.stealWaiting(work);
+            stolen = victim == null ? idle.stealFromAny(worker, nextRandom()) : victim.work.steals.stealWaiting(work);
         } finally {
             lock.lock();
         }
@@ -101,7 +101,7 @@ final class Spinning {
     private void keepStolen(Task stolen) {
         if (stolen != null) {
             stats.tasksStolen++;
-            work.addStolen(stolen);
+            work.steals.addStolen(stolen);
         }
     }
 

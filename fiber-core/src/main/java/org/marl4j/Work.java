@@ -2,7 +2,6 @@ package org.marl4j;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.Arrays;
 import java.util.concurrent.RejectedExecutionException;
 
 /**
@@ -10,7 +9,8 @@ import java.util.concurrent.RejectedExecutionException;
  * marl's {@code Worker::Work}. Enqueuers add tasks, wakers add ready fibers, thieves take tasks,
  * timers come due, the scheduler stops it, and its monitor looks at it (and files the due timers of
  * an owner stalled in a task). The worker's own run loop
- * lives in {@link Worker}.
+ * lives in {@link Worker}; the batch steals in {@link Steals} and the owner's sleep, with the
+ * calls that end it, in {@link OwnerSleep}, both held here and both under this class's lock.
  *
  * <p>What it holds, all guarded by {@link #lock}: the {@link SchedulingPolicy}, with the queued
  * tasks and the ready fibers in the order it decides; the {@link Deadlines} heap of fibers waiting
@@ -28,11 +28,9 @@ import java.util.concurrent.RejectedExecutionException;
  * without the lock add the inboxes ({@link #queued()}, {@link #hasArrivals()}); {@code numTasks}
  * counts the tasks among {@code num}, for thieves ({@link #tasksQueued()}).
  *
- * <p>Stealing: a thief takes half the tasks (oldest first, up to {@link #MAX_STEAL_BATCH}) in one
- * hold of the lock, returns the first and keeps the rest in its own steal buffer, which it empties
- * into its policy as soon as it holds its own lock again ({@link #addStolen}); so a burst made on
- * one worker is shared in a few steals, at no allocation per task. Which victim's task it leaves
- * alone is the thief's business ({@link FreshTaskRule}).
+ * <p>Stealing, in batches through the thief's steal buffer, is {@link Steals}: the victim's
+ * side takes this class's lock, the thief's side runs under the thief's own. Here is only the
+ * stealable count ({@link #tasksQueued()}) and the taking of one task ({@link #stealLocked()}).
  *
  * <p>The owner's sleep, and how adders, inbox pushers, the monitor and enqueuers end it, is {@link
  * OwnerSleep}, which takes and requires this class's lock.
@@ -72,6 +70,8 @@ final class Work {
     private final SchedulingPolicy policy;
     /** The owner's sleep, and the signals and steal requests that end it. */
     final OwnerSleep ownerSleep;
+    /** Thieves' batch steals from here, and this owner's steal buffer when it is the thief. */
+    final Steals steals;
     @GuardedBy("lock")
     private final Deadlines deadlines = new Deadlines();
     /** Fibers other threads woke, not yet taken by the owner ({@link #drainInbox()}). */
@@ -89,18 +89,11 @@ final class Work {
     private final LocalTaskRing ownTasks = new LocalTaskRing();
     /** Set by the owner once it has drained for good and closed its inboxes: its own enqueues go elsewhere. Owner's thread only. */
     private boolean ownTasksClosed;
-    private final boolean lockFreeEnqueue;
+    /** True with a built-in policy, whose enqueue never throws: its tasks may come through the inboxes and steal buffer. */
+    final boolean lockFreeEnqueue;
     /** Tasks taken from taskInbox that a throwing policy did not accept yet: they go first next time. */
     @GuardedBy("lock")
     private TaskInbox.Node pendingTasks;
-    /**
-     * The steal buffer: the tasks this worker's own thread, as a thief, took beyond the first in its
-     * last steal ({@link #stealMoreLocked}, under the victim's lock), until it adds them to its policy
-     * under its own ({@link #addStolen}). Touched only by the owner's thread, never by two steals at
-     * once: it is emptied before the thread can steal again.
-     */
-    private Task[] stolen = new Task[64];
-    private int numStolen;
     /** Delayed tasks in the deadline heap: the worker does not stop while any is pending. */
     @GuardedBy("lock")
     private int numDelayed;
@@ -135,6 +128,7 @@ final class Work {
     Work(SchedulingPolicy policy, WorkerStats stats) {
         this.policy = policy;
         this.ownerSleep = new OwnerSleep(this, stats);
+        this.steals = new Steals(this);
         this.lockFreeEnqueue = policy instanceof FifoPolicy || policy instanceof PriorityPolicy;
         setActivity(IDLE); // until its thread runs: a worker not started yet has not stalled
     }
@@ -457,15 +451,6 @@ final class Work {
     }
 
     /**
-     * The most tasks one steal takes: half the victim's queue, up to this. Go takes half of its
-     * 256-slot ring; here a burst can be a million tasks deep, and launching 1,000,000 coroutines
-     * from one ran ~2.5x slower with one task per steal and ~1.5x slower capped at 128 than with
-     * 4096 or more (CoroutinesBenchmark). The cap bounds how long a thief holds the victim's lock
-     * (moving a task costs tens of ns), so the victim never waits for it for long.
-     */
-    static final int MAX_STEAL_BATCH = 1 << 14;
-
-    /**
      * tasksQueued() estimates, without the lock, how many tasks wait here, for a thief: 0, 1, or 2
      * meaning two or more. Racy: a hint for whether to steal, never a promise.
      */
@@ -477,98 +462,10 @@ final class Work {
         return Math.min(2, n + ownTasks.size() + taskInbox.sizeUpTo2());
     }
 
-    /**
-     * steal(into) takes tasks for a spinning thief whose work is {@code into}, or returns null;
-     * skips a contended lock. It takes half the tasks here (at most {@link #MAX_STEAL_BATCH}), so a
-     * worker that made a burst of tasks shares them in a few steals rather than one lock round trip
-     * per task: the oldest is returned, the rest wait in the thief's steal buffer for {@link #addStolen}.
-     */
-    @Excludes("lock")
-    Task steal(Work into) {
-        if (tasksQueued() == 0 || !lock.tryLock()) {
-            return null;
-        }
-        return stealAndUnlock(into);
-    }
-
-    /**
-     * stealWaiting(into) is {@link #steal(Work)} for a thief the monitor or an enqueuer sent here: it
-     * waits for the lock, which a worker stalled in a task does not hold. The thief holds no lock of
-     * its own.
-     */
-    @Excludes("lock")
-    Task stealWaiting(Work into) {
-        if (tasksQueued() == 0) {
-            return null;
-        }
-        lock.lock();
-        return stealAndUnlock(into);
-    }
-
-    /**
-     * stealAndUnlock(into) is the body of both steals: called with the lock just taken, it takes the
-     * oldest stealable task, and up to half the rest into the thief's steal buffer, and releases the
-     * lock. The thief adds them all to its own policy with {@link #addStolen}.
-     */
-    private Task stealAndUnlock(Work into) {
-        Task first;
-        try {
-            first = stealLocked();
-            if (first != null) {
-                stealMoreLocked(into);
-            }
-        } finally {
-            lock.unlock();
-        }
-        return first;
-    }
-
-    /**
-     * stealMoreLocked(into) moves up to half of the tasks still here (capped) into the steal buffer
-     * of the thief {@code into}, oldest first. Only between built-in policies, whose enqueue never
-     * throws, so no stolen task can be lost on the way. Called on the thief's own thread.
-     */
+    /** numTasksLocked() is the count of tasks among num(), read under the lock: how many a thief may take half of. */
     @GuardedBy("lock")
-    private void stealMoreLocked(Work into) {
-        if (into == null || !into.lockFreeEnqueue || !lockFreeEnqueue) {
-            return;
-        }
-        assert into.numStolen == 0 : "a steal buffer not emptied before the next steal";
-        int more = Math.min(MAX_STEAL_BATCH - 1, (int) NUM_TASKS.get(this) / 2);
-        Task[] buffer = into.stolen;
-        int n = 0;
-        for (; n < more; n++) {
-            Task task = stealLocked();
-            if (task == null) {
-                break;
-            }
-            if (n == buffer.length) {
-                buffer = Arrays.copyOf(buffer, Math.min(2 * n, MAX_STEAL_BATCH));
-                into.stolen = buffer;
-            }
-            buffer[n] = task;
-        }
-        into.numStolen = n;
-    }
-
-    /**
-     * addStolen(first) adds what this worker's thread just stole to its policy: {@code first}, then
-     * the steal buffer in order, which it empties (so it keeps no finished task alive). With a
-     * built-in policy, whose enqueue never throws.
-     */
-    @GuardedBy("lock")
-    void addStolen(Task first) {
-        addTask(first);
-        int n = numStolen;
-        if (n == 0) {
-            return;
-        }
-        Task[] buffer = stolen;
-        for (int i = 0; i < n; i++) {
-            addTask(buffer[i]);
-            buffer[i] = null;
-        }
-        numStolen = 0;
+    int numTasksLocked() {
+        return (int) NUM_TASKS.get(this);
     }
 
     /** stealLocked() takes a stealable task, or returns null: for a thief, or a pinned wait of the owner. */

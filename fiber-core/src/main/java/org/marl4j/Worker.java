@@ -12,7 +12,8 @@ import java.util.ArrayDeque;
  * when that thread blocks on a marl4j primitive, and at {@link Scheduler#unbind()}.
  *
  * <p><b>Split.</b> {@link Work} (marl's {@code Worker::Work}) holds what other threads touch and
- * every call they make: enqueue, delayed tasks, wake, priority, stop, steal, and the lock. This
+ * every call they make: enqueue, delayed tasks, wake, priority, stop, steal ({@link Steals}), the
+ * owner's sleep and the calls that end it ({@link OwnerSleep}), and the lock. This
  * class is the owner's side: the run loop and the state only the owner's thread changes;
  * {@link FiberWaits} is how a fiber suspends. {@link SuspendedList} lists the fibers inside a wait; {@link WorkerStats} counts.
  *
