@@ -357,7 +357,7 @@ final class FiberWaits {
                     woken[0]++;
                 }
             });
-            work.wakeOwner();
+            work.ownerSleep.wakeOwner();
             return woken[0];
         } finally {
             lock.unlock();

@@ -62,7 +62,7 @@ final class IdleWorkers {
         int start = (nextWakeIdx.getAndIncrement() & Integer.MAX_VALUE) % count;
         for (int i = 0; i < count; i++) {
             Work work = workers[(start + i) % count].work;
-            if (work.activity() == Work.IDLE && work.wakeToSteal()) {
+            if (work.activity() == Work.IDLE && work.ownerSleep.wakeToSteal()) {
                 return; // the woken worker now holds the spinning count
             }
         }
@@ -79,7 +79,7 @@ final class IdleWorkers {
     Task stealFromAny(Worker thief, long random) {
         int count = workers.length;
         int start = (int) ((random & Long.MAX_VALUE) % count);
-        FreshTaskRule rule = thief.freshTaskRule(count);
+        FreshTaskRule rule = thief.spinning.freshTaskRule(count);
         for (int look = 0; look < 2; look++) {
             boolean left = false;
             for (int i = 0; i < count; i++) {
@@ -93,7 +93,7 @@ final class IdleWorkers {
                     continue;
                 }
                 if (queued != 0) {
-                    Task task = victim.work.stealWaiting(thief.work);
+                    Task task = victim.work.steals.stealWaiting(thief.work);
                     if (task != null) {
                         return task;
                     }
@@ -121,7 +121,7 @@ final class IdleWorkers {
 
     /**
      * steal(thief, random) tries to take tasks from one randomly chosen other worker (half of them,
-     * see {@link Work#steal(Work)}), leaving a busy worker's only, fresh task to it ({@link
+     * see {@link Steals#steal(Work)}), leaving a busy worker's only, fresh task to it ({@link
      * FreshTaskRule}).
      */
     Task steal(Worker thief, long random) {
@@ -143,8 +143,8 @@ final class IdleWorkers {
         if (victim == thief) {
             return null;
         }
-        FreshTaskRule rule = thief.freshTaskRule(count);
+        FreshTaskRule rule = thief.spinning.freshTaskRule(count);
         int queued = victim.work.tasksQueued();
-        return rule.leave(victim, queued) || queued == 0 ? null : victim.work.steal(thief.work);
+        return rule.leave(victim, queued) || queued == 0 ? null : victim.work.steals.steal(thief.work);
     }
 }

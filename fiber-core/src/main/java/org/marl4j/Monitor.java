@@ -20,7 +20,7 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p><b>Stranded tasks.</b> If such a stalled worker has work queued, the monitor wakes as many
  * idle (sleeping) workers as it has queued items and sends each to steal from it
- * ({@link Work#sendToSteal}); a thief takes one task and, once out of work again, sleeps or spins
+ * ({@link OwnerSleep#sendToSteal}); a thief takes one task and, once out of work again, sleeps or spins
  * and is sent again if the worker is still stalled. So a queued task waits at most about two
  * check periods behind a blocked worker while another worker is idle, whatever the spin duration.
  * The thief answers in {@code Worker.sleepForWork}, through which every idle sleep goes, including
@@ -193,7 +193,7 @@ final class Monitor {
     private void sendThieves(Worker victim, int tasks) {
         for (int j = 0; j < workers.length && tasks > 0; j++) {
             Worker thief = workers[j];
-            if (thief != victim && thief.work.activity() == Work.IDLE && thief.work.sendToSteal(victim)) {
+            if (thief != victim && thief.work.activity() == Work.IDLE && thief.work.ownerSleep.sendToSteal(victim)) {
                 tasks--;
             }
         }

@@ -45,13 +45,15 @@ import java.util.function.Supplier;
  */
 public final class Scheduler implements AutoCloseable {
     /*
-     * Implementation overview. This class is the public surface, the choice of worker for each
-     * enqueue, and the hooks workers call back; the parts live in package-private classes beside it:
+     * Implementation overview. This class is the public surface and the hooks workers call back;
+     * the parts live in package-private classes beside it:
      * - Worker: one per worker thread or bound thread, its fibers and its run loop (its javadoc is
      *   the overview of fibers and scheduling); Work: its queues and lock, and every call other
      *   threads make on it.
      * - IdleWorkers: which workers spin or sleep, and their steals. Monitor: the thread that hands
      *   on tasks stranded behind a stalled worker and reports blocking tasks.
+     * - TaskPlacement: which worker takes each enqueued task, now or delayed (a worker's own tasks
+     *   stay on it, others go to a spinning worker or round-robin), and the refusals.
      * - BoundThreads: the register of bound threads, the closing flag, and close's wait for unbinds.
      * - WorkerPolicies: one SchedulingPolicy per worker, refusing a factory that shares one.
      * - Closing: close() itself (refusing a close that waits for itself, stopping and joining the
@@ -63,10 +65,11 @@ public final class Scheduler implements AutoCloseable {
 
     private final Config config;
     private final Worker[] workers;
-    private final AtomicInteger nextEnqueueIdx = new AtomicInteger();
     /** Which workers spin or sleep for want of work, and the steals they make; see {@link IdleWorkers}. */
     final IdleWorkers idle;
     private final AtomicInteger liveWorkers;
+    /** Which worker takes each enqueued task; see {@link TaskPlacement}. */
+    private final TaskPlacement placement;
     /** Each worker's scheduling policy, one instance per live worker. */
     private final WorkerPolicies policies;
     /** How close() goes, with the monitor it stops last. */
@@ -100,6 +103,7 @@ public final class Scheduler implements AutoCloseable {
         workers = new Worker[count];
         idle = new IdleWorkers(workers);
         liveWorkers = new AtomicInteger(count);
+        placement = new TaskPlacement(this, workers, idle, liveWorkers, bound);
         for (int i = 0; i < count; i++) {
             workers[i] = new Worker(this, i, Worker.Mode.MULTI_THREADED, false);
         }
@@ -226,20 +230,20 @@ public final class Scheduler implements AutoCloseable {
         if (workers.length > 0 && !bound.closing() && !task.is(Task.Flag.SAME_THREAD)) {
             // The common cases need no thread-local lookup: a worker thread is known by its class.
             if (Thread.currentThread() instanceof WorkerThread t && t.worker.scheduler == this) {
-                enqueueOnOwnWorker(t.worker, task);
+                placement.enqueueOnOwnWorker(t.worker, task);
             } else {
-                enqueueOnWorkerThreads(task);
+                placement.enqueueOnWorkerThreads(task);
             }
             return;
         }
-        Worker own = ownWorkerOrReject();
+        Worker own = placement.ownWorkerOrReject();
         if (task.is(Task.Flag.SAME_THREAD) || workers.length == 0) {
-            Worker worker = requireOwn(own, task);
+            Worker worker = placement.requireOwn(own, task);
             worker.work.enqueue(task, worker);
         } else if (own != null && own.mode == Worker.Mode.MULTI_THREADED) {
-            enqueueOnOwnWorker(own, task);
+            placement.enqueueOnOwnWorker(own, task);
         } else {
-            enqueueOnWorkerThreads(task);
+            placement.enqueueOnWorkerThreads(task);
         }
     }
 
@@ -267,130 +271,15 @@ public final class Scheduler implements AutoCloseable {
             throw new RejectedExecutionException(this + " is closing: it accepts no new delayed task, as a "
                     + "ScheduledThreadPoolExecutor after shutdown() (the delayed tasks already pending still run)");
         }
-        Worker own = ownWorkerOrReject();
+        Worker own = placement.ownWorkerOrReject();
         if (task.is(Task.Flag.SAME_THREAD) || workers.length == 0) {
-            return delayOn(requireOwn(own, task), task, deadline);
+            return TaskPlacement.delayOn(placement.requireOwn(own, task), task, deadline);
         }
         if (own != null && own.mode == Worker.Mode.MULTI_THREADED) {
             // As enqueue(task): a task made on a worker stays on it (a running worker has not stopped).
-            return delayOn(own, task, deadline);
+            return TaskPlacement.delayOn(own, task, deadline);
         }
-        while (true) {
-            Worker worker = workers[nextRoundRobin(workers.length)];
-            try {
-                return delayOn(worker, task, deadline);
-            } catch (RejectedExecutionException stopped) {
-                if (liveWorkers.get() == 0) {
-                    throw new RejectedExecutionException(this + " is closed: all its workers have stopped");
-                }
-            }
-        }
-    }
-
-    /** delayOn(worker, task, deadline) files a delayed task in worker's deadline heap; rejects if it has stopped. */
-    private static DelayedTask delayOn(Worker worker, Task task, long deadline) {
-        DelayedTask delayed = new DelayedTask(task, worker);
-        worker.work.enqueueDelayed(delayed, deadline, worker);
-        return delayed;
-    }
-
-    /** The calling thread's worker if it belongs to this scheduler, else null; rejects foreigners once closing. */
-    private Worker ownWorkerOrReject() {
-        Worker current = Worker.current();
-        Worker own = current != null && current.scheduler == this ? current : null;
-        if (bound.closing() && own == null) {
-            throw new RejectedExecutionException(this + " is closed: tasks can no longer be enqueued from "
-                    + "outside it (only its own tasks may enqueue while it drains)");
-        }
-        return own;
-    }
-
-    private Worker requireOwn(Worker own, Task task) {
-        if (own != null) {
-            return own;
-        }
-        // bind() here would fail if the thread already belongs to another scheduler: say so instead.
-        Worker other = Worker.current();
-        String bindAdvice = other == null ? "call bind() on this thread first"
-                : "this thread belongs to " + other.scheduler + " (" + (other.mode == Worker.Mode.MULTI_THREADED
-                        ? "one of its worker threads" : "bound to it") + "), so enqueue from a thread bound to "
-                        + this + " instead";
-        if (task.is(Task.Flag.SAME_THREAD)) {
-            throw new IllegalStateException("a SAME_THREAD task must be enqueued from a thread bound to " + this
-                    + " or from one of its tasks: " + bindAdvice + ", or drop the flag");
-        }
-        throw new IllegalStateException(this + " has no worker threads, so its tasks run on the threads "
-                + "bound to it: " + bindAdvice + ", or configure worker threads with "
-                + "Scheduler.Config.setWorkerThreadCount");
-    }
-
-    /**
-     * enqueueOnOwnWorker(worker, task) queues a task made on one of this scheduler's worker threads
-     * onto that worker, behind the tasks it already holds (FIFO per worker). If the worker now
-     * holds more than this one task, it wakes an idle worker to steal if nobody spins (Go's wakep):
-     * there is work for two. A lone task it does not: its worker runs it as soon as the maker
-     * returns, and a woken worker would leave it alone ({@link FreshTaskRule}) and go back to sleep,
-     * a futex round trip per hand-off that a coroutine resuming another paid on every resume. If
-     * the maker holds its thread instead, a spinning worker takes the task after the rule's grace,
-     * or the {@link Monitor} sends a sleeping one within two of its samples.
-     *
-     * <p>This departs from marl, which spreads every enqueue round-robin across workers. A task
-     * made by a task or fiber is most often its continuation (a coroutine resuming the one it
-     * talks to, a handler handing on a message): round-robin sent each such hop to another thread,
-     * which then missed every cache line the maker had just written, and left the maker's thread
-     * spinning for work. Keeping it local, as Go's and kotlinx's schedulers do, runs the hop on the
-     * warm thread as soon as the maker's current task ends; other workers still take it, or half a
-     * burst, by stealing, but leave a busy worker's only fresh task alone for a moment ({@link
-     * FreshTaskRule}) unless that worker made no progress, so nothing strands behind a blocked
-     * task. Enqueues from other threads keep marl's spinning-worker ring and round-robin.
-     */
-    private void enqueueOnOwnWorker(Worker worker, Task task) {
-        int added = worker.work.enqueueOwn(task, worker);
-        if (added == Work.NOT_ADDED) {
-            enqueueOnWorkerThreads(task); // a custom policy's contended lock, or the worker is stopping
-        } else if (added == Work.ADDED_OWNER_AWAKE && !worker.work.holdsOnly()) {
-            idle.wakeIdleWorker();
-        }
-    }
-
-    /**
-     * nextRoundRobin(count) is the next worker index of the round-robin, 0 to count - 1. The counter
-     * is advanced with an opaque read and write, not an atomic increment: two producers that race
-     * may pick the same worker once, which costs the spread nothing that matters, while a lone
-     * producer, the common case, no longer pays a locked instruction per task for it.
-     */
-    private int nextRoundRobin(int count) {
-        if (count == 1) {
-            return 0;
-        }
-        int next = nextEnqueueIdx.getOpaque();
-        nextEnqueueIdx.setOpaque(next + 1);
-        return (next & Integer.MAX_VALUE) % count;
-    }
-
-    /**
-     * Prefer a worker that recently started spinning, else round-robin; skip contended and stopped
-     * workers. A scheduling policy's exception reaches the caller; the worker is left as it was.
-     */
-    private void enqueueOnWorkerThreads(Task task) {
-        int count = workers.length;
-        while (true) {
-            // With one worker there is nothing to choose: its spinning ring is not worth an atomic.
-            int idx = count == 1 ? 0 : idle.takeSpinning();
-            if (idx < 0) {
-                idx = nextRoundRobin(count);
-            }
-            int added = workers[idx].work.tryEnqueue(task);
-            if (added != Work.NOT_ADDED) {
-                if (added == Work.ADDED_OWNER_AWAKE) {
-                    idle.wakeIdleWorker(); // its owner may be busy for long, even blocked: let an idle worker take it
-                }
-                return;
-            }
-            if (liveWorkers.get() == 0) {
-                throw new RejectedExecutionException(this + " is closed: all its workers have stopped");
-            }
-        }
+        return placement.delayOnWorkerThreads(task, deadline);
     }
 
     /**

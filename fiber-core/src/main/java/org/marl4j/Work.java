@@ -2,17 +2,15 @@ package org.marl4j;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.Arrays;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.Condition;
 
 /**
  * Work is one worker's queue of work, its lock, and every call other threads make on a worker:
  * marl's {@code Worker::Work}. Enqueuers add tasks, wakers add ready fibers, thieves take tasks,
  * timers come due, the scheduler stops it, and its monitor looks at it (and files the due timers of
  * an owner stalled in a task). The worker's own run loop
- * lives in {@link Worker}.
+ * lives in {@link Worker}; the batch steals in {@link Steals} and the owner's sleep, with the
+ * calls that end it, in {@link OwnerSleep}, both held here and both under this class's lock.
  *
  * <p>What it holds, all guarded by {@link #lock}: the {@link SchedulingPolicy}, with the queued
  * tasks and the ready fibers in the order it decides; the {@link Deadlines} heap of fibers waiting
@@ -30,16 +28,12 @@ import java.util.concurrent.locks.Condition;
  * without the lock add the inboxes ({@link #queued()}, {@link #hasArrivals()}); {@code numTasks}
  * counts the tasks among {@code num}, for thieves ({@link #tasksQueued()}).
  *
- * <p>Stealing: a thief takes half the tasks (oldest first, up to {@link #MAX_STEAL_BATCH}) in one
- * hold of the lock, returns the first and keeps the rest in its own steal buffer, which it empties
- * into its policy as soon as it holds its own lock again ({@link #addStolen}); so a burst made on
- * one worker is shared in a few steals, at no allocation per task. Which victim's task it leaves
- * alone is the thief's business ({@link FreshTaskRule}).
+ * <p>Stealing, in batches through the thief's steal buffer, is {@link Steals}: the victim's
+ * side takes this class's lock, the thief's side runs under the thief's own. Here is only the
+ * stealable count ({@link #tasksQueued()}) and the taking of one task ({@link #stealLocked()}).
  *
- * <p>Signalling: the owner sleeps on {@code added} only inside {@link #sleep(boolean, long)}, and
- * adders signal it only then ({@code notifyAdded}), so a busy or spinning owner costs adders no
- * signal. An inbox pusher reads {@code notifyAdded} after its push, and the owner checks the inboxes
- * after setting it, so one of them sees the other ({@link #signalIfAsleep()}).
+ * <p>The owner's sleep, and how adders, inbox pushers, the monitor and enqueuers end it, is {@link
+ * OwnerSleep}, which takes and requires this class's lock.
  *
  * <p>Lock discipline: methods marked {@link Excludes} take the lock themselves (other threads call
  * them); methods marked {@link GuardedBy} are called with it held. User code runs under the lock in
@@ -73,10 +67,11 @@ final class Work {
     static final int IDLE = 2;
 
     final WorkerLock lock = new WorkerLock();
-    private final Condition added = lock.newCondition();
     private final SchedulingPolicy policy;
-    /** The owner's counters; only the owner writes them (here, its idle sleeps). */
-    private final WorkerStats stats;
+    /** The owner's sleep, and the signals and steal requests that end it. */
+    final OwnerSleep ownerSleep;
+    /** Thieves' batch steals from here, and this owner's steal buffer when it is the thief. */
+    final Steals steals;
     @GuardedBy("lock")
     private final Deadlines deadlines = new Deadlines();
     /** Fibers other threads woke, not yet taken by the owner ({@link #drainInbox()}). */
@@ -94,44 +89,11 @@ final class Work {
     private final LocalTaskRing ownTasks = new LocalTaskRing();
     /** Set by the owner once it has drained for good and closed its inboxes: its own enqueues go elsewhere. Owner's thread only. */
     private boolean ownTasksClosed;
-    private final boolean lockFreeEnqueue;
+    /** True with a built-in policy, whose enqueue never throws: its tasks may come through the inboxes and steal buffer. */
+    final boolean lockFreeEnqueue;
     /** Tasks taken from taskInbox that a throwing policy did not accept yet: they go first next time. */
     @GuardedBy("lock")
     private TaskInbox.Node pendingTasks;
-    /**
-     * The steal buffer: the tasks this worker's own thread, as a thief, took beyond the first in its
-     * last steal ({@link #stealMoreLocked}, under the victim's lock), until it adds them to its policy
-     * under its own ({@link #addStolen}). Touched only by the owner's thread, never by two steals at
-     * once: it is emptied before the thread can steal again.
-     */
-    private Task[] stolen = new Task[64];
-    private int numStolen;
-    /**
-     * True while the owner sleeps in sleep(): adders must signal. Written under the lock; volatile
-     * for a pusher onto the inbox, which reads it without the lock (see {@link #signalIfAsleep()}).
-     */
-    private volatile boolean notifyAdded;
-    /** Set by the one inbox pusher that signals the owner's current sleep; cleared as each sleep begins. */
-    private final AtomicBoolean sleepSignalled = new AtomicBoolean();
-    /**
-     * When a pusher last signalled the sleeping owner ({@link System#nanoTime()}), or 0: the moment
-     * the work arrived, which the owner's {@link SpinBudget} must judge by rather than the moment it
-     * woke, or the wake-up's own latency makes every gap look long.
-     */
-    @GuardedBy("lock")
-    private long signalledAt;
-    /** True while the owner sleeps in sleep(true), idle: the monitor may send it to steal. */
-    @GuardedBy("lock")
-    private boolean idleAsleep;
-    /** The worker the monitor asked the sleeping owner to steal from, or null. */
-    @GuardedBy("lock")
-    private Worker stealFrom;
-    /**
-     * Set when an enqueuer woke the sleeping owner to look for work on every worker (Go's wakep):
-     * the owner then holds one count of the scheduler's spinning workers, and gives it back.
-     */
-    @GuardedBy("lock")
-    private boolean stealAny;
     /** Delayed tasks in the deadline heap: the worker does not stop while any is pending. */
     @GuardedBy("lock")
     private int numDelayed;
@@ -165,7 +127,8 @@ final class Work {
 
     Work(SchedulingPolicy policy, WorkerStats stats) {
         this.policy = policy;
-        this.stats = stats;
+        this.ownerSleep = new OwnerSleep(this, stats);
+        this.steals = new Steals(this);
         this.lockFreeEnqueue = policy instanceof FifoPolicy || policy instanceof PriorityPolicy;
         setActivity(IDLE); // until its thread runs: a worker not started yet has not stalled
     }
@@ -205,8 +168,8 @@ final class Work {
             if (!taskInbox.push(task)) {
                 return NOT_ADDED; // closed: the worker has stopped
             }
-            if (notifyAdded) { // read after the push: see signalIfAsleep()
-                signalIfAsleep();
+            if (ownerSleep.asleep()) { // read after the push: see OwnerSleep.signalIfAsleep()
+                ownerSleep.signalIfAsleep();
                 return ADDED_OWNER_WOKEN;
             }
             return ADDED_OWNER_AWAKE;
@@ -218,7 +181,7 @@ final class Work {
             if (stopped) {
                 return NOT_ADDED;
             }
-            boolean asleep = notifyAdded;
+            boolean asleep = ownerSleep.asleep();
             addTask(task);
             return asleep ? ADDED_OWNER_WOKEN : ADDED_OWNER_AWAKE;
         } finally {
@@ -268,8 +231,8 @@ final class Work {
             }
             deadlines.add(task, deadline);
             numDelayed++;
-            if (notifyAdded && deadlines.nextDeadline() == deadline) {
-                added.signal(); // the sleeping owner must wake sooner than it planned
+            if (deadlines.nextDeadline() == deadline) {
+                ownerSleep.wakeOwner(); // if it sleeps, the owner must wake sooner than it planned
             }
         } finally {
             lock.unlock();
@@ -288,7 +251,7 @@ final class Work {
             if (deadlines.contains(task)) {
                 deadlines.remove(task);
                 numDelayed--;
-                wakeOwner();
+                ownerSleep.wakeOwner();
             }
         } finally {
             lock.unlock();
@@ -306,7 +269,7 @@ final class Work {
     void wake(Fiber fiber) {
         if (Thread.currentThread() != fiber.worker.ownerThread) {
             if (inbox.push(fiber)) {
-                signalIfAsleep();
+                ownerSleep.signalIfAsleep();
             }
             return;
         }
@@ -325,7 +288,7 @@ final class Work {
     @Excludes("lock")
     void wakeClaimed(Fiber newest, Fiber oldest) {
         inbox.pushClaimed(newest, oldest);
-        signalIfAsleep();
+        ownerSleep.signalIfAsleep();
     }
 
     /**
@@ -410,28 +373,15 @@ final class Work {
         }
     }
 
+    /** hasUndrained() is true when a woken fiber or a task waits in an inbox, not yet in the policy: the owner must drain before it sleeps. */
+    @GuardedBy("lock")
+    boolean hasUndrained() {
+        return !inbox.isEmpty() || !ownTasks.isEmpty() || !taskInbox.isEmpty() || pendingTasks != null;
+    }
+
     /** hasArrivals() is true, without the lock, when a task or ready fiber waits in the policy or an inbox. */
     boolean hasArrivals() {
         return numAcquire() > 0 || !ownTasks.isEmpty() || !taskInbox.isEmpty() || !inbox.isEmpty();
-    }
-
-    /**
-     * signalIfAsleep() wakes the owner if it sleeps, for a fiber just pushed onto the inbox; only the
-     * first pusher of a sleep takes the lock to signal. The pusher's push and its read of
-     * notifyAdded, and the owner's write of notifyAdded and its check of the inbox in sleep(), are
-     * each ordered by volatile accesses, so either the owner sees the fiber or the pusher signals.
-     */
-    @Excludes("lock")
-    void signalIfAsleep() {
-        if (notifyAdded && sleepSignalled.compareAndSet(false, true)) {
-            lock.lock();
-            try {
-                signalledAt = System.nanoTime();
-                added.signal();
-            } finally {
-                lock.unlock();
-            }
-        }
     }
 
     /** wakeLocked(fiber) bumps the wake epoch and queues the fiber if it is suspended. */
@@ -494,20 +444,11 @@ final class Work {
         lock.lock();
         try {
             shutdown = true;
-            wakeOwner();
+            ownerSleep.wakeOwner();
         } finally {
             lock.unlock();
         }
     }
-
-    /**
-     * The most tasks one steal takes: half the victim's queue, up to this. Go takes half of its
-     * 256-slot ring; here a burst can be a million tasks deep, and launching 1,000,000 coroutines
-     * from one ran ~2.5x slower with one task per steal and ~1.5x slower capped at 128 than with
-     * 4096 or more (CoroutinesBenchmark). The cap bounds how long a thief holds the victim's lock
-     * (moving a task costs tens of ns), so the victim never waits for it for long.
-     */
-    static final int MAX_STEAL_BATCH = 1 << 14;
 
     /**
      * tasksQueued() estimates, without the lock, how many tasks wait here, for a thief: 0, 1, or 2
@@ -521,98 +462,10 @@ final class Work {
         return Math.min(2, n + ownTasks.size() + taskInbox.sizeUpTo2());
     }
 
-    /**
-     * steal(into) takes tasks for a spinning thief whose work is {@code into}, or returns null;
-     * skips a contended lock. It takes half the tasks here (at most {@link #MAX_STEAL_BATCH}), so a
-     * worker that made a burst of tasks shares them in a few steals rather than one lock round trip
-     * per task: the oldest is returned, the rest wait in the thief's steal buffer for {@link #addStolen}.
-     */
-    @Excludes("lock")
-    Task steal(Work into) {
-        if (tasksQueued() == 0 || !lock.tryLock()) {
-            return null;
-        }
-        return stealAndUnlock(into);
-    }
-
-    /**
-     * stealWaiting(into) is {@link #steal(Work)} for a thief the monitor or an enqueuer sent here: it
-     * waits for the lock, which a worker stalled in a task does not hold. The thief holds no lock of
-     * its own.
-     */
-    @Excludes("lock")
-    Task stealWaiting(Work into) {
-        if (tasksQueued() == 0) {
-            return null;
-        }
-        lock.lock();
-        return stealAndUnlock(into);
-    }
-
-    /**
-     * stealAndUnlock(into) is the body of both steals: called with the lock just taken, it takes the
-     * oldest stealable task, and up to half the rest into the thief's steal buffer, and releases the
-     * lock. The thief adds them all to its own policy with {@link #addStolen}.
-     */
-    private Task stealAndUnlock(Work into) {
-        Task first;
-        try {
-            first = stealLocked();
-            if (first != null) {
-                stealMoreLocked(into);
-            }
-        } finally {
-            lock.unlock();
-        }
-        return first;
-    }
-
-    /**
-     * stealMoreLocked(into) moves up to half of the tasks still here (capped) into the steal buffer
-     * of the thief {@code into}, oldest first. Only between built-in policies, whose enqueue never
-     * throws, so no stolen task can be lost on the way. Called on the thief's own thread.
-     */
+    /** numTasksLocked() is the count of tasks among num(), read under the lock: how many a thief may take half of. */
     @GuardedBy("lock")
-    private void stealMoreLocked(Work into) {
-        if (into == null || !into.lockFreeEnqueue || !lockFreeEnqueue) {
-            return;
-        }
-        assert into.numStolen == 0 : "a steal buffer not emptied before the next steal";
-        int more = Math.min(MAX_STEAL_BATCH - 1, (int) NUM_TASKS.get(this) / 2);
-        Task[] buffer = into.stolen;
-        int n = 0;
-        for (; n < more; n++) {
-            Task task = stealLocked();
-            if (task == null) {
-                break;
-            }
-            if (n == buffer.length) {
-                buffer = Arrays.copyOf(buffer, Math.min(2 * n, MAX_STEAL_BATCH));
-                into.stolen = buffer;
-            }
-            buffer[n] = task;
-        }
-        into.numStolen = n;
-    }
-
-    /**
-     * addStolen(first) adds what this worker's thread just stole to its policy: {@code first}, then
-     * the steal buffer in order, which it empties (so it keeps no finished task alive). With a
-     * built-in policy, whose enqueue never throws.
-     */
-    @GuardedBy("lock")
-    void addStolen(Task first) {
-        addTask(first);
-        int n = numStolen;
-        if (n == 0) {
-            return;
-        }
-        Task[] buffer = stolen;
-        for (int i = 0; i < n; i++) {
-            addTask(buffer[i]);
-            buffer[i] = null;
-        }
-        numStolen = 0;
+    int numTasksLocked() {
+        return (int) NUM_TASKS.get(this);
     }
 
     /** stealLocked() takes a stealable task, or returns null: for a thief, or a pinned wait of the owner. */
@@ -628,49 +481,6 @@ final class Work {
             removedTask();
         }
         return task;
-    }
-
-    /**
-     * sendToSteal(victim) wakes the owner, if it sleeps idle, to steal from {@code victim}; returns
-     * whether it did. Called by the scheduler's monitor, which holds no worker lock.
-     */
-    @Excludes("lock")
-    boolean sendToSteal(Worker victim) {
-        if (!lock.tryLock()) {
-            return false;
-        }
-        try {
-            if (!idleAsleep || stealFrom != null) {
-                return false;
-            }
-            stealFrom = victim;
-            added.signal();
-            return true;
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /**
-     * wakeToSteal() wakes the owner, if it sleeps idle and was not woken so already, to look for a
-     * task on every worker; returns whether it did. Called by an enqueuer that holds one count of
-     * the scheduler's spinning workers, which passes to the owner when this returns true.
-     */
-    @Excludes("lock")
-    boolean wakeToSteal() {
-        if (!lock.tryLock()) {
-            return false;
-        }
-        try {
-            if (!idleAsleep || stealAny) {
-                return false;
-            }
-            stealAny = true;
-            added.signal();
-            return true;
-        } finally {
-            lock.unlock();
-        }
     }
 
     // ---------------------------------------------------------------- tasks and ready fibers (lock held)
@@ -778,7 +588,7 @@ final class Work {
                     dropped++;
                 }
             }
-            wakeOwner(); // it may have been sleeping until the first of them was due
+            ownerSleep.wakeOwner(); // it may have been sleeping until the first of them was due
             return dropped;
         } finally {
             lock.unlock();
@@ -832,83 +642,7 @@ final class Work {
         }
     }
 
-    // ---------------------------------------------------------------- the owner's sleep and activity
-
-    /**
-     * sleep(idle, maxNanos) releases the lock until something is added, {@link #wakeOwner()} is
-     * called, the earliest deadline passes or {@code maxNanos} have passed; it may also return
-     * spuriously. Called by the owner, with lock held; {@code idle} says it sleeps for want of work
-     * (so the monitor may send it to steal) rather than in a pinned fiber's wait; such a sleep that
-     * blocks is counted in {@link WorkerStats#idleSleeps}.
-     */
-    @GuardedBy("lock")
-    void sleep(boolean idle, long maxNanos) throws InterruptedException {
-        sleepSignalled.set(false);
-        signalledAt = 0; // a signal of an earlier sleep (a pinned wait's, say) is not this gap's arrival
-        notifyAdded = true; // before the inbox check below: see signalIfAsleep()
-        idleAsleep = idle;
-        if (idle) {
-            setActivity(IDLE);
-        }
-        try {
-            if (!inbox.isEmpty() || !ownTasks.isEmpty() || !taskInbox.isEmpty() || pendingTasks != null) {
-                return; // a fiber was woken or a task enqueued meanwhile: the caller drains the inboxes
-            }
-            long nanos = maxNanos;
-            if (!deadlines.isEmpty()) {
-                nanos = Math.min(nanos, deadlines.nextDeadline() - System.nanoTime());
-            }
-            if (idle && nanos > 0) {
-                stats.idleSleeps++; // counted as it begins, so a sleep still going on shows
-            }
-            if (nanos == Long.MAX_VALUE) {
-                added.await();
-            } else if (nanos > 0) {
-                added.awaitNanos(nanos);
-            }
-        } finally {
-            notifyAdded = false;
-            idleAsleep = false;
-            if (idle) {
-                setActivity(ACTIVE);
-            }
-        }
-    }
-
-    /**
-     * arrivedAt(now) is when the work that ended the owner's idle gap arrived: when a pusher last
-     * signalled it asleep, or now if none did; and forgets that signal. Called by the owner.
-     */
-    @GuardedBy("lock")
-    long arrivedAt(long now) {
-        long at = signalledAt;
-        signalledAt = 0;
-        return at != 0 ? at : now;
-    }
-
-    /** takeStealHint() returns, and clears, the worker the monitor sent the owner to steal from. */
-    @GuardedBy("lock")
-    Worker takeStealHint() {
-        Worker victim = stealFrom;
-        stealFrom = null;
-        return victim;
-    }
-
-    /** takeStealAny() returns, and clears, whether an enqueuer woke the owner to look for work anywhere. */
-    @GuardedBy("lock")
-    boolean takeStealAny() {
-        boolean any = stealAny;
-        stealAny = false;
-        return any;
-    }
-
-    /** wakeOwner() ends the owner's sleep(), if it sleeps: for a change outside this class, like shutdown. */
-    @GuardedBy("lock")
-    void wakeOwner() {
-        if (notifyAdded) {
-            added.signal();
-        }
-    }
+    // ---------------------------------------------------------------- the owner's activity, for the monitor
 
     /** setActivity(a) publishes what the owner does, for the monitor. Called by the owner only. */
     void setActivity(int a) {
@@ -931,9 +665,7 @@ final class Work {
     @GuardedBy("lock")
     private void added() {
         NUM.setRelease(this, num() + 1);
-        if (notifyAdded) {
-            added.signal();
-        }
+        ownerSleep.wakeOwner();
     }
 
     @GuardedBy("lock")

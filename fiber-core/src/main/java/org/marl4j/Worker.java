@@ -12,7 +12,8 @@ import java.util.ArrayDeque;
  * when that thread blocks on a marl4j primitive, and at {@link Scheduler#unbind()}.
  *
  * <p><b>Split.</b> {@link Work} (marl's {@code Worker::Work}) holds what other threads touch and
- * every call they make: enqueue, delayed tasks, wake, priority, stop, steal, and the lock. This
+ * every call they make: enqueue, delayed tasks, wake, priority, stop, steal ({@link Steals}), the
+ * owner's sleep and the calls that end it ({@link OwnerSleep}), and the lock. This
  * class is the owner's side: the run loop and the state only the owner's thread changes;
  * {@link FiberWaits} is how a fiber suspends. {@link SuspendedList} lists the fibers inside a wait; {@link WorkerStats} counts.
  *
@@ -36,11 +37,11 @@ import java.util.ArrayDeque;
  * the worker's {@link WakeInbox} and signals the owner only if it sleeps. The owner performs the
  * wake itself (epoch bump, fiber made ready) under its lock when it drains the inbox: at each turn
  * of its loop, before it waits for work, after a fruitless spin and after every sleep; a spin ends
- * and {@link Work#sleep} returns at once while the inbox is not empty. The argument in {@link FiberWaits} still
+ * and {@link OwnerSleep#sleep} returns at once while the inbox is not empty. The argument in {@link FiberWaits} still
  * holds with the inbox in between: the waiter, checking the epoch on its own thread, either sees the
  * bump of a drain that came first or suspends, and then the wake is still in the inbox, where the
  * same thread finds it before it next sleeps or runs another fiber; the push and the owner's
- * "I sleep" flag are ordered by volatile accesses (see {@link Work#signalIfAsleep}), so a sleeping
+ * "I sleep" flag are ordered by volatile accesses (see {@link OwnerSleep#signalIfAsleep}), so a sleeping
  * owner is always signalled. Waiter's {@code notified} flag is set before the push, so a waiter
  * that misses it is suspended by the time the drain readies it. On the owner's own thread a wake
  * takes the (then free) lock and acts at once.
@@ -58,7 +59,8 @@ import java.util.ArrayDeque;
  * scheduler's {@link Monitor} sends a sleeping worker to steal from a worker that has made no
  * progress for a few milliseconds with tasks queued (a task blocking its thread); it covers the
  * enqueue that raced with a worker going to sleep. Both requests are answered in {@link
- * #sleepForWork()}, which every idle sleep goes through.
+ * #sleepForWork()}, which every idle sleep goes through. The spin and the steals themselves, with
+ * the thief's memory of its victims, live in {@link Spinning}.
  *
  * <p><b>Shutdown.</b> A worker runs until it is told to shut down and has no tasks, no ready fibers,
  * no blocked fibers and no delayed tasks (which run when due, as after {@code
@@ -78,13 +80,6 @@ final class Worker implements Runnable {
     private static final ThreadLocal<Worker> BOUND = new ThreadLocal<>();
 
     private static final System.Logger LOG = System.getLogger(Scheduler.class.getName());
-
-    /**
-     * How many times a spinning worker polls {@code num} between steal attempts. marl picked 256
-     * polls of 30 nops each empirically; one {@link Thread#onSpinWait()} is a PAUSE of ~40 cycles on
-     * recent x86, so 256 polls of one each keep roughly marl's cadence.
-     */
-    private static final int SPIN_POLLS_PER_STEAL = 256;
 
     /**
      * The most idle fibers a worker keeps for reuse; a fiber that would go idle beyond this ends
@@ -107,8 +102,8 @@ final class Worker implements Runnable {
     /** How this worker's fibers suspend: the wait entry points, cancellation, the suspended listing. */
     final FiberWaits waits;
     private final long spinNanos;
-    /** How long this worker spins before sleeping, at most spinNanos: see {@link SpinBudget}. Owner only. */
-    private final SpinBudget spinBudget;
+    /** How this worker spins for work and steals before it sleeps: see {@link Spinning}. Its thread only, as a thief. */
+    final Spinning spinning;
     /**
      * The thread that runs this worker's loop, once it runs: a wake() from any other thread goes
      * through the {@link WakeInbox}. Set by that thread before it takes the lock for the first time.
@@ -139,15 +134,12 @@ final class Worker implements Runnable {
     /** While a pinned wait runs a task inline ({@code current} is null): what owns the task's Mutexes. */
     Object inlineOwner;
     Fiber main;
-    private long rng;
     /**
      * The worker's thread (see {@link #thread()}): written once, before the thread starts (a worker
      * thread) or by the binding thread before other threads can reach the worker (a bound one); read
      * by the monitor and by close() too.
      */
     private Thread thread;
-    /** What this worker, as a thief, last saw of each victim; made at its first steal. Owner only. */
-    private FreshTaskRule freshTaskRule;
 
     Worker(Scheduler scheduler, int id, Mode mode, boolean forBlockingCall) {
         this.scheduler = scheduler;
@@ -155,11 +147,10 @@ final class Worker implements Runnable {
         this.mode = mode;
         this.forBlockingCall = forBlockingCall;
         this.spinNanos = scheduler.spinNanos;
-        this.spinBudget = new SpinBudget(spinNanos);
-        this.rng = 0x9E3779B97F4A7C15L * (id + 2);
         this.work = new Work(scheduler.newPolicy(), stats);
         this.lock = work.lock;
         this.waits = new FiberWaits(this);
+        this.spinning = new Spinning(this);
     }
 
     /** current() is the worker of the calling thread, or null if the thread is neither bound nor a worker. */
@@ -489,7 +480,7 @@ final class Worker implements Runnable {
         if (work.num() > 0) {
             return;
         }
-        if (mode == Mode.MULTI_THREADED && spinNanos > 0 && spin()) {
+        if (mode == Mode.MULTI_THREADED && spinNanos > 0 && spinning.spin()) {
             return;
         }
         while (work.num() == 0 && !mayStop()) {
@@ -500,72 +491,11 @@ final class Worker implements Runnable {
             // woke: judged by the wake-up, a gap a spin would have bridged looks long, the budget
             // halves, the next gap is slept through too, and a two-worker ping-pong stays at
             // 18 µs a round trip instead of 0.85 (seen under load, from which it never recovered).
-            spinBudget.workFound(work.arrivedAt(System.nanoTime()));
+            spinning.budget.workFound(work.ownerSleep.arrivedAt(System.nanoTime()));
         } else {
-            spinBudget.abandon();
+            spinning.budget.abandon();
         }
         restoreInterrupt();
-    }
-
-    /**
-     * spin() spins for work, stealing, for this worker's {@link SpinBudget}; returns true if it
-     * found some. Called with lock held.
-     */
-    @GuardedBy("lock")
-    private boolean spin() {
-        long spinStart = System.nanoTime();
-        spinBudget.spinStarted(spinStart);
-        long spinUntil = spinStart + spinBudget.nanos();
-        if (work.hasDeadlines() && work.nextDeadline() - spinUntil < 0) {
-            spinUntil = work.nextDeadline();
-        }
-        scheduler.idle.onBeginSpinning(id);
-        work.setActivity(Work.SPINNING);
-        lock.unlock();
-        Task stolen;
-        long spinEnd = spinStart;
-        try {
-            stolen = spinForWork(spinUntil);
-        } finally {
-            spinEnd = System.nanoTime();
-            stats.spinningNanos += spinEnd - spinStart;
-            scheduler.idle.onEndSpinning();
-            lock.lock();
-            work.setActivity(Work.ACTIVE);
-        }
-        keepStolen(stolen);
-        work.drainInbox();
-        if (work.num() > 0) {
-            spinBudget.workFound(spinEnd);
-            return true;
-        }
-        return false;
-    }
-
-    /**
-     * steal(victim) takes tasks (the oldest, and up to half the rest: see Work.addStolen) from
-     * victim, the worker the monitor sent us to, or with a null victim from any other worker,
-     * waiting for their locks. Called with lock held; releases it meanwhile.
-     */
-    @GuardedBy("lock")
-    private void steal(Worker victim) {
-        lock.unlock();
-        Task stolen;
-        try {
-            stolen = victim == null ? scheduler.idle.stealFromAny(this, nextRandom()) : victim.work.stealWaiting(work);
-        } finally {
-            lock.lock();
-        }
-        keepStolen(stolen);
-    }
-
-    /** keepStolen(stolen) queues what a steal took, if anything, with the rest of its batch. Called with lock held. */
-    @GuardedBy("lock")
-    private void keepStolen(Task stolen) {
-        if (stolen != null) {
-            stats.tasksStolen++;
-            work.addStolen(stolen);
-        }
     }
 
     /**
@@ -583,19 +513,19 @@ final class Worker implements Runnable {
         if (mode == Mode.MULTI_THREADED) {
             scheduler.idle.onWorkerWoke();
         }
-        Worker victim = work.takeStealHint();
+        Worker victim = work.ownerSleep.takeStealHint();
         if (victim != null) {
-            steal(victim);
+            spinning.steal(victim);
         }
-        if (work.takeStealAny()) {
+        if (work.ownerSleep.takeStealAny()) {
             // Woken by an enqueuer (wakeIdleWorker) holding one spinning count for us: look for a
             // task on every worker, then give the count back.
             try {
                 if (work.num() == 0) {
                     if (spinNanos > 0) {
-                        spin();
+                        spinning.spin();
                     } else {
-                        steal(null);
+                        spinning.steal(null);
                     }
                 }
             } finally {
@@ -605,7 +535,7 @@ final class Worker implements Runnable {
     }
 
     /**
-     * sleep(idle, maxNanos) sleeps on the work's condition, as {@link Work#sleep}, for at most
+     * sleep(idle, maxNanos) sleeps on the work's condition, as {@link OwnerSleep#sleep}, for at most
      * maxNanos (and, draining in unbind() or close(), until the watch is due, which it then acts
      * on), minding interrupts and deadlines. Called with lock held; releases it meanwhile. Idle
      * sleeps and a pinned fiber's wait both come here, so a due watch is never left unacted (a
@@ -614,7 +544,7 @@ final class Worker implements Runnable {
     @GuardedBy("lock")
     void sleep(boolean idle, long maxNanos) {
         try {
-            work.sleep(idle, closeWatch == null ? maxNanos : Math.min(maxNanos, closeWatch.nanosUntilDue()));
+            work.ownerSleep.sleep(idle, closeWatch == null ? maxNanos : Math.min(maxNanos, closeWatch.nanosUntilDue()));
         } catch (InterruptedException e) {
             // Worker threads ignore interrupts (fibers share the thread); a bound thread keeps its
             // status, restored once the wait is over (restoring it here would fail the next sleep).
@@ -633,25 +563,6 @@ final class Worker implements Runnable {
             }
             work.drainInbox(); // what a cancellation woke
         }
-    }
-
-    /** spinForWork() is called without the lock; returns a stolen task, or null when work arrived or time is up. */
-    @Excludes("lock")
-    private Task spinForWork(long spinUntil) {
-        do {
-            for (int i = 0; i < SPIN_POLLS_PER_STEAL; i++) {
-                Thread.onSpinWait();
-                if (work.hasArrivals()) {
-                    return null;
-                }
-            }
-            Task stolen = scheduler.idle.steal(this, nextRandom());
-            if (stolen != null) {
-                return stolen;
-            }
-            Thread.yield();
-        } while (System.nanoTime() - spinUntil < 0);
-        return null;
     }
 
     /**
@@ -682,25 +593,6 @@ final class Worker implements Runnable {
     void addStatsTo(long[] totals) {
         // Racy sizes of an ArrayDeque and a list: gauges, possibly stale.
         stats.addTo(totals, idleFibers.size(), suspended.size());
-    }
-
-    /** freshTaskRule(workers) is this thief's memory of its victims (see {@link FreshTaskRule}). Owner only. */
-    FreshTaskRule freshTaskRule(int workers) {
-        FreshTaskRule rule = freshTaskRule;
-        if (rule == null) {
-            rule = new FreshTaskRule(workers);
-            freshTaskRule = rule;
-        }
-        return rule;
-    }
-
-    private long nextRandom() {
-        long x = rng;
-        x ^= x << 13;
-        x ^= x >>> 7;
-        x ^= x << 17;
-        rng = x;
-        return x;
     }
 
     @Override

@@ -26,10 +26,10 @@ class WorkTest {
 
     /** stealInto(victim, thief) is one steal as a thief's loop makes it: steal, then add under its own lock. */
     private static Task stealInto(Work victim, Work thief) {
-        Task first = victim.steal(thief);
+        Task first = victim.steals.steal(thief);
         thief.lock.lock();
         try {
-            thief.addStolen(first);
+            thief.steals.addStolen(first);
         } finally {
             thief.lock.unlock();
         }
@@ -75,6 +75,6 @@ class WorkTest {
 
         assertEquals(tasks.subList(0, 8), drain(thief));
         assertEquals(tasks.subList(8, 10), drain(victim));
-        assertNull(victim.steal(thief), "nothing is left to steal");
+        assertNull(victim.steals.steal(thief), "nothing is left to steal");
     }
 }
