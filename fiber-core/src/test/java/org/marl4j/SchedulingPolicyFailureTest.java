@@ -1,9 +1,11 @@
 package org.marl4j;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.marl4j.TaskErrors.LONG;
 
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -17,6 +19,8 @@ class SchedulingPolicyFailureTest {
     static final class Refusing extends ForwardingPolicy {
         static final AtomicBoolean THROW_ON_PICK = new AtomicBoolean();
         static final AtomicBoolean THROW_ON_AWAKENED = new AtomicBoolean();
+        static final AtomicBoolean ALWAYS_THROW_ON_PICK = new AtomicBoolean();
+        static final AtomicInteger PICK_THROWS = new AtomicInteger();
 
         @Override
         public void awakened(Fiber fiber) {
@@ -38,6 +42,10 @@ class SchedulingPolicyFailureTest {
         public Task pickNextTask() {
             if (THROW_ON_PICK.compareAndSet(true, false)) {
                 throw new IllegalStateException("policy failed once in pickNextTask");
+            }
+            if (ALWAYS_THROW_ON_PICK.get()) {
+                PICK_THROWS.incrementAndGet();
+                throw new IllegalStateException("policy fails every time in pickNextTask");
             }
             return super.pickNextTask();
         }
@@ -107,6 +115,30 @@ class SchedulingPolicyFailureTest {
         assertEquals(50, ran.get(), "no task was lost");
         assertTrue(errors.errors().stream().anyMatch(e -> String.valueOf(e.getMessage()).contains("failed once")),
                 "the internal error was reported: " + errors.errors());
+    }
+
+    @Test
+    void aPolicyThatAlwaysThrows_isReportedOnceABurst_notOnEveryTurnOfTheLoop() {
+        TaskErrors errors = new TaskErrors();
+        Refusing.PICK_THROWS.set(0);
+        try (LogCapture log = LogCapture.of(Scheduler.class);
+                Scheduler scheduler = new Scheduler(errors.config(1).setSchedulingPolicy(Refusing::new))) {
+            WaitGroup done = new WaitGroup(1);
+            Refusing.ALWAYS_THROW_ON_PICK.set(true);
+            try {
+                scheduler.enqueue(new Task(done::done));
+                await().atMost(LONG).until(() -> Refusing.PICK_THROWS.get() >= 2_000);
+            } finally {
+                Refusing.ALWAYS_THROW_ON_PICK.set(false);
+            }
+            done.await(); // the worker went on: its task runs once the policy recovers
+            long logged = log.lines().stream().filter(l -> l.contains("fails every time") || l.contains("error in the loop"))
+                    .count();
+            assertTrue(logged >= 1 && logged <= 2, "logged " + logged + " times for " + Refusing.PICK_THROWS.get()
+                    + " errors: " + log.lines());
+            assertTrue(errors.errors().size() >= 1 && errors.errors().size() <= 2,
+                    "the handler heard " + errors.errors().size() + " of " + Refusing.PICK_THROWS.get() + " errors");
+        }
     }
 
     @Test
