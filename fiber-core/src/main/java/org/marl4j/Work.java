@@ -143,6 +143,7 @@ final class Work {
             if (stopped) {
                 throw new RejectedExecutionException(owner + " has stopped");
             }
+            drainTasks(); // the owner's earlier tasks, still in its ring, go first (FIFO per producer)
             addTask(task);
         } finally {
             lock.unlock();
@@ -199,6 +200,7 @@ final class Work {
     @Excludes("lock")
     int enqueueOwn(Task task, Worker owner) {
         assert Thread.currentThread() == owner.ownerThread : "enqueueOwn off the owner's thread";
+        assert !lock.isHeldByCurrentThread() : "enqueueOwn under the worker's own lock: a full ring would deadlock";
         if (!lockFreeEnqueue) {
             return tryEnqueue(task);
         }

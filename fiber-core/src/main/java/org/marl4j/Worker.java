@@ -284,6 +284,9 @@ final class Worker implements Runnable {
                     : " (" + unreportedInternalErrors + " more since the last report, not reported one by one)";
             LOG.log(System.Logger.Level.ERROR, "error in the loop of " + this + ": a scheduling policy threw, or a bug "
                     + "in marl4j; the worker keeps running its queued work" + unreported, t);
+            if (lock.isHeldByCurrentThread()) {
+                lock.unlock(); // the handler is user code, which may enqueue: never under this worker's lock
+            }
             scheduler.reportUncaught(t);
             lastInternalErrorReport = now;
             unreportedInternalErrors = 0;

@@ -92,6 +92,28 @@ class LocalEnqueueTest {
         errors.assertNone();
     }
 
+    @org.junit.jupiter.api.Test
+    void aSameThreadTaskEnqueuedAfterAPlainOne_onAWorkerThread_runsAfterIt() throws Exception {
+        TaskErrors errors = new TaskErrors();
+        List<String> order = java.util.Collections.synchronizedList(new ArrayList<>());
+        CountDownLatch done = new CountDownLatch(2);
+        try (Scheduler scheduler = new Scheduler(errors.config(1))) {
+            scheduler.enqueue(new Task(() -> {
+                scheduler.enqueue(new Task(() -> {
+                    order.add("plain");
+                    done.countDown();
+                }));
+                scheduler.enqueue(new Task(() -> {
+                    order.add("sameThread");
+                    done.countDown();
+                }, Task.Flag.SAME_THREAD));
+            }));
+            assertTrue(done.await(LONG.toMillis(), TimeUnit.MILLISECONDS), "the tasks did not both run");
+        }
+        assertEquals(List.of("plain", "sameThread"), order, "a task overtook one its maker enqueued before it");
+        errors.assertNone();
+    }
+
     @ParameterizedTest(name = "{0} worker threads")
     @ValueSource(ints = {1, 2, 4})
     void aBurstMadeOnAWorker_isStolenInBatches_withNoTaskLostOrRunTwice(int workers) throws Exception {

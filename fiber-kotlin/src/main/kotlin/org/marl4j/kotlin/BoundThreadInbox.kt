@@ -17,8 +17,8 @@ import kotlin.coroutines.CoroutineContext
  * carry it too, and a [MarlDispatcher] of [scheduler] [offer]s a step dispatched from another
  * thread here and signals [wake]; the waiting fiber on the owner thread wakes, [drainInto] the
  * dispatcher (which, on the owner thread, enqueues onto the thread's own worker) and waits again.
- * A `limitedParallelism` view's worker comes the same way: the view ([LimitedMarlDispatcher])
- * dispatches it with the context of the step it is started for, inbox included.
+ * A step through a `limitedParallelism` view comes the same way: the view ([LimitedMarlDispatcher])
+ * dispatches each step here with its own context, inbox included.
  * Once the call is over, [close] refuses further offers, so a coroutine that outlives the call
  * falls back to the dispatcher's refusal rather than waiting in an inbox nobody drains.
  *

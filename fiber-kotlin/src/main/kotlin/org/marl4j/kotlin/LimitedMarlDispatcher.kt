@@ -1,6 +1,5 @@
 package org.marl4j.kotlin
 
-import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.CoroutineDispatcher
 import kotlinx.coroutines.Delay
 import kotlinx.coroutines.InternalCoroutinesApi
@@ -8,39 +7,22 @@ import kotlin.coroutines.CoroutineContext
 
 /**
  * LimitedMarlDispatcher is the view [MarlDispatcher.limitedParallelism] returns: it runs the steps
- * dispatched to it on [root]'s scheduler, at most [parallelism] of them at once, oldest first.
+ * dispatched to it on [root]'s scheduler, at most [parallelism] of them at once.
  *
- * Steps wait in the view's own queue; up to [parallelism] workers, each a task of the scheduler,
- * take them from it one after another. A worker is started by the dispatch of a step that finds
- * fewer workers than the limit, and it is dispatched *with that step's context* (its trigger), so
- * the root dispatcher sees what it would see for the step itself: on a scheduler without worker
- * threads, a step resumed from another thread reaches the bound thread waiting in [runSuspending]
- * through the [BoundThreadInbox] in its context, exactly as on the root dispatcher. (kotlinx's own
- * views dispatch their workers with a context of their own, in which no inbox can be found.)
+ * Every step is dispatched to [root] at once, on the thread that dispatches it and with its own
+ * context, wrapped in a [Step]: so the root accepts or refuses each step exactly as it would the
+ * step itself (on a scheduler without worker threads, a step resumed from another thread reaches
+ * the bound thread waiting in [runSuspending] through the [BoundThreadInbox] in its context; a
+ * step from a thread the root refuses is refused, its coroutine cancelled, on that thread). The
+ * limit is kept where steps run: a [Step] that starts while every place is taken waits in
+ * [waiting], holding no thread, and a step that ends hands its place to the oldest waiting one,
+ * which it dispatches again from its own thread (a thread of the scheduler, which the root
+ * accepts). kotlinx's own views instead queue the steps and dispatch workers with a context of
+ * their own, in which no inbox can be found and no job can be cancelled.
  *
- * Limit: [workers] counts every worker from the moment it is decided until it retires, including
- * one still waiting in an inbox or in an outer view's queue, and a worker retires only when it
- * finds the queue empty under [lock]: so at most [parallelism] steps run at once, and no step is
- * left queued without a worker. A view of a view dispatches its workers to the outer view, so
- * both limits hold.
- *
- * Turns: a worker runs at most [STEPS_PER_TURN] steps, then hands its place to a new worker
- * dispatched behind the scheduler's other tasks. A step that throws ends the turn the same way,
- * and the exception then leaves the task, so the scheduler reports it as it reports any task's.
- *
- * Refusal: when the root refuses a worker (the scheduler is closed, or it has no worker threads
- * and the dispatching thread is neither bound to it nor has an open inbox to hand it to), the
- * refusal reaches [Worker.refused] on an IO thread: the trigger step, if still queued, is refused
- * as the root refuses a step (its job is cancelled and it unwinds on an IO thread), and the
- * worker's place goes to a new worker for what remains, started for the next step's context.
- *
- * `delay` and `withTimeout` use [root]'s timers; the resumption after a `delay` is dispatched
- * through this view, so it counts against the limit.
- *
- * One view shared by several threads bound to a zero-worker scheduler: a worker runs on the bound
- * thread it was handed to, steps of every thread's coroutines included, and holds its place until
- * that thread next waits in marl4j (or unbinds); so, as with any work queued on a bound thread,
- * the others' steps through the view wait for that thread.
+ * A view of a view dispatches its steps through the outer view, so both limits hold. `delay` and
+ * `withTimeout` use [root]'s timers; the resumption after a `delay` is dispatched through this
+ * view, so it counts against the limit.
  *
  * @property root the dispatcher whose scheduler runs the steps and whose timers this view uses.
  * @property outer the view this one is a view of, or null if it is a view of [root] itself.
@@ -57,27 +39,21 @@ internal class LimitedMarlDispatcher(
 
     private val lock = Any()
 
-    /** The steps dispatched and not yet taken by a worker, oldest first. Guarded by [lock]. */
-    private val steps = ArrayDeque<Step>()
+    /** Steps that started while every place was taken, oldest first; none holds a place. Guarded by [lock]. */
+    private val waiting = ArrayDeque<Step>()
 
-    /** The workers decided on and not yet retired, at most [parallelism]. Guarded by [lock]. */
-    private var workers = 0
+    /** Places taken: steps running, or handed a place and on their way to run. Guarded by [lock]. */
+    private var places = 0
 
     /**
-     * Queues [block] and, if fewer than [parallelism] workers are running, starts one for it.
+     * Dispatches [block] to the root (through the outer view, if any) on this thread, wrapped so
+     * that it runs only while a place is free. A refusal is the root's, for this step alone.
      *
      * @param context the context of the coroutine being resumed.
      * @param block the coroutine's next step.
      */
     override fun dispatch(context: CoroutineContext, block: Runnable) {
-        val step = Step(context, block)
-        val start = synchronized(lock) {
-            steps.addLast(step)
-            takePlace()
-        }
-        if (start) {
-            startWorker(step)
-        }
+        forward(Step(context, block))
     }
 
     /**
@@ -99,95 +75,98 @@ internal class LimitedMarlDispatcher(
     /** Returns [name], or a description naming [root] (or [outer]) and the limit. */
     override fun toString(): String = name ?: "${outer ?: root}.limitedParallelism($parallelism)"
 
-    /** Counts one more worker if the limit allows it; returns whether it did. Called with [lock] held. */
-    private fun takePlace(): Boolean {
-        if (workers == parallelism) {
-            return false
-        }
-        workers++
-        return true
-    }
-
-    /**
-     * Returns the oldest step, for a worker that keeps its place to start for; retires the worker
-     * and returns null if there is none. Called with [lock] held.
-     */
-    private fun nextTriggerOrRetire(): Step? {
-        val next = steps.firstOrNull()
-        if (next == null) {
-            workers--
-        }
-        return next
-    }
-
-    /** Dispatches a new worker, already counted in [workers], with [trigger]'s context. */
-    private fun startWorker(trigger: Step) {
-        val worker = Worker(trigger)
+    private fun forward(step: Step) {
         if (outer != null) {
-            outer.dispatch(trigger.context, worker)
+            outer.dispatch(step.context, step)
         } else {
-            root.dispatch(trigger.context, worker) // a refusal comes back to worker.refused
+            root.dispatch(step.context, step)
+        }
+    }
+
+    /** Takes a place for [step], or queues it to wait for one; returns whether it may run now. */
+    private fun takePlaceOrWait(step: Step): Boolean = synchronized(lock) {
+        if (places < parallelism && waiting.isEmpty()) {
+            places++
+            true
+        } else {
+            waiting.addLast(step)
+            false
         }
     }
 
     /**
-     * Worker runs queued steps of the view, one after another, as one task of the scheduler (or
-     * one step of an outer view).
-     *
-     * @property trigger the step whose dispatch started this worker; it may meanwhile have been
-     *     taken by another worker. Only a refusal of this worker reads it.
+     * Gives back the place of a step that has ended (or was refused): to the oldest waiting step,
+     * which is dispatched again from this thread, or to nobody. If that dispatch throws (a
+     * scheduling policy's exception), that step is refused with it and the place goes on.
      */
-    inner class Worker(private val trigger: Step) : Runnable {
+    internal fun releasePlace() {
+        while (true) {
+            val next = synchronized(lock) {
+                val oldest = waiting.removeFirstOrNull()
+                if (oldest == null) {
+                    places--
+                }
+                oldest
+            } ?: return
+            next.holdsPlace = true // published to the thread that runs it by the dispatch below
+            try {
+                forward(next)
+                return
+            } catch (thrown: Throwable) {
+                next.holdsPlace = false
+                root.refuse(next.context, next.block, refusalOf(thrown))
+            }
+        }
+    }
 
-        /** Runs queued steps until the queue is empty or the turn is over. */
+    /**
+     * Step is one dispatched step on its way through the root: when the scheduler runs it, it takes
+     * a place (or waits for one), runs the step, and gives the place back.
+     *
+     * @property context the context the step was dispatched with.
+     * @property block the coroutine's step (or an inner view's [Step]).
+     */
+    internal inner class Step(val context: CoroutineContext, val block: Runnable) : Runnable {
+        /** Set when a step that ended handed this one its place; read by the thread that runs it. */
+        @Volatile
+        var holdsPlace = false
+
+        /** The view this step counts against. */
+        val view: LimitedMarlDispatcher get() = this@LimitedMarlDispatcher
+
         override fun run() {
-            repeat(STEPS_PER_TURN) {
-                // Taking the last step and retiring happen under one lock with dispatch's check, so a
-                // step queued meanwhile either is taken here or finds a free place and starts a worker.
-                val step = synchronized(lock) { steps.removeFirstOrNull() ?: null.also { workers-- } } ?: return
-                try {
-                    step.block.run()
-                } catch (thrown: Throwable) {
-                    endTurn()
-                    throw thrown
+            if (!holdsPlace && !takePlaceOrWait(this)) {
+                return // waits in the view: a step that ends dispatches it again
+            }
+            try {
+                block.run()
+            } finally {
+                releasePlace()
+            }
+        }
+    }
+
+    internal companion object {
+        /**
+         * Unwraps what the root refuses to the coroutine's own step, giving back the place of each
+         * view's [Step] that was handed one: a refused step must not keep a place it will never use.
+         */
+        fun unwrapRefused(block: Runnable): Runnable {
+            var current = block
+            while (current is LimitedMarlDispatcher.Step) {
+                val step = current
+                current = step.block
+                if (step.holdsPlace) {
+                    step.holdsPlace = false
+                    step.view.releasePlace()
                 }
             }
-            endTurn()
+            return current
         }
 
-        /** Hands this worker's place to a new worker if steps remain, else retires it. */
-        private fun endTurn() {
-            val next = synchronized(lock) { nextTriggerOrRetire() } ?: return
-            startWorker(next)
-        }
-
-        /**
-         * refused(refusal) is how the root reports that it would not run this worker; called on an
-         * IO thread. Refuses [trigger] if no worker took it meanwhile, then hands this worker's place
-         * to a new worker for the steps that remain, or retires it.
-         *
-         * @param refusal the cancellation the root built for the refusal, naming the thread it refused.
-         */
-        fun refused(refusal: CancellationException) {
-            val (refusedStep, next) = synchronized(lock) {
-                val stillQueued = steps.remove(trigger)
-                (if (stillQueued) trigger else null) to nextTriggerOrRetire()
-            }
-            // Outside the lock: refusing a step cancels its job, whose handlers may dispatch to this view.
-            refusedStep?.let { root.refuse(it.context, it.block, refusal) }
-            next?.let { startWorker(it) }
-        }
-    }
-
-    /** A dispatched step waiting in the view's queue. */
-    internal class Step(val context: CoroutineContext, val block: Runnable)
-
-    private companion object {
-        /**
-         * How many steps a worker runs before it lets the scheduler's other tasks go first: a busy
-         * view must not hold a marl worker indefinitely. Not tuned by a benchmark; any small number
-         * bounds the wait of the other tasks.
-         */
-        const val STEPS_PER_TURN = 16
+        private fun refusalOf(thrown: Throwable): kotlinx.coroutines.CancellationException =
+            thrown as? kotlinx.coroutines.CancellationException
+                ?: kotlinx.coroutines.CancellationException("the scheduler could not take a step handed a place in " +
+                    "a limitedParallelism view: ${thrown.message}", thrown)
     }
 }

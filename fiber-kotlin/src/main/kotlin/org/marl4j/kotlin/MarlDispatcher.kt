@@ -15,7 +15,6 @@ import org.marl4j.Task
 import java.time.Duration
 import java.util.concurrent.RejectedExecutionException
 import kotlin.coroutines.CoroutineContext
-import kotlin.coroutines.EmptyCoroutineContext
 
 /**
  * Returns a [MarlDispatcher] that runs coroutines as tasks of this [Scheduler], each on a marl4j
@@ -57,10 +56,10 @@ public fun Scheduler.asCoroutineDispatcher(): MarlDispatcher = MarlDispatcher(th
  *
  * Views: [limitedParallelism] returns a view of this dispatcher's own (not kotlinx's generic one):
  * at most that many of its steps run at once, on this scheduler's fibers, `delay` and
- * `withTimeout` use this dispatcher's timers, and a view dispatches with the context of the
- * coroutine it resumes, so what holds above for a step holds for a step through a view: handed to
- * the waiting bound thread, or refused (its coroutine cancelled, its step unwinding on
- * [Dispatchers.IO]) just as on this dispatcher.
+ * `withTimeout` use this dispatcher's timers, and a view dispatches each step here at once, from
+ * the thread that resumes it and with its coroutine's context, so what holds above for a step
+ * holds for a step through a view: handed to the waiting bound thread, or refused (its coroutine
+ * cancelled, its step unwinding on [Dispatchers.IO]) just as on this dispatcher.
  *
  * A cancelled `delay` cancels its delayed task, so it neither runs nor holds up
  * [Scheduler.close].
@@ -152,9 +151,10 @@ public class MarlDispatcher internal constructor(public val scheduler: Scheduler
     /**
      * Returns a view of this dispatcher that runs at most [parallelism] of its coroutines' steps at
      * once, on this dispatcher's scheduler and with its timers. Unlike kotlinx's generic views, it
-     * dispatches with the context of the coroutine it starts running, so on a scheduler with no
+     * dispatches each step here at once, from the thread that resumes it and with its coroutine's
+     * context, so each step is accepted or refused as on this dispatcher: on a scheduler with no
      * worker threads a step resumed from another thread still reaches the bound thread waiting in
-     * [runSuspending], as on this dispatcher.
+     * [runSuspending], and after [Scheduler.close] a refused step's coroutine is cancelled.
      *
      * @param parallelism how many steps may run at once; at least 1.
      * @param name a name for the view, shown by its `toString`, or null.
@@ -173,23 +173,18 @@ public class MarlDispatcher internal constructor(public val scheduler: Scheduler
 
     /**
      * Refuses [block] for good: cancels the job of [context] with [refusal] and runs [block] on
-     * [Dispatchers.IO], where it observes that. A view's worker is not a coroutine's step: its view
-     * is told instead ([LimitedMarlDispatcher.Worker.refused]), on an IO thread so that refusals
-     * passed through views never recurse.
+     * [Dispatchers.IO], where it observes that. A step that came through a `limitedParallelism`
+     * view runs there unwrapped, and gives back the view's place if it had been handed one.
      *
      * @param context the context [block] was dispatched with.
-     * @param block the step (or a view's worker) that cannot run on the scheduler.
+     * @param block the step that cannot run on the scheduler.
      * @param refusal the cancellation to cancel its job with.
      */
     internal fun refuse(context: CoroutineContext, block: Runnable, refusal: CancellationException) {
-        if (block is LimitedMarlDispatcher.Worker) {
-            Dispatchers.IO.dispatch(EmptyCoroutineContext, Runnable { block.refused(refusal) })
-            return
-        }
         context.cancel(refusal)
         // Dispatchers.IO is the fallback kotlinx itself uses for a rejected executor dispatch: its
         // threads exist anyway, and unlike an unconfined call it cannot recurse into this dispatch.
-        Dispatchers.IO.dispatch(context, block)
+        Dispatchers.IO.dispatch(context, LimitedMarlDispatcher.unwrapRefused(block))
     }
 
     private fun refusal(cause: Exception): CancellationException {

@@ -26,15 +26,21 @@ import org.junit.jupiter.api.assertThrows
 import org.junit.jupiter.params.ParameterizedTest
 import org.junit.jupiter.params.provider.CsvSource
 import org.junit.jupiter.params.provider.ValueSource
+import org.marl4j.Event
 import org.marl4j.Fiber
+import org.marl4j.ForwardingPolicy
 import org.marl4j.Scheduler
+import org.marl4j.Task
 import org.marl4j.TaskErrors
 import org.marl4j.TestSchedulers
+import java.time.Duration
 import java.util.concurrent.CompletableFuture
 import java.util.concurrent.CountDownLatch
 import java.util.concurrent.RejectedExecutionException
 import java.util.concurrent.TimeUnit
+import java.util.concurrent.atomic.AtomicBoolean
 import java.util.concurrent.atomic.AtomicInteger
+import java.util.concurrent.atomic.AtomicReference
 import kotlin.coroutines.ContinuationInterceptor
 import kotlin.coroutines.EmptyCoroutineContext
 import kotlin.coroutines.coroutineContext
@@ -240,4 +246,83 @@ class LimitedMarlDispatcherTest {
 
     @OptIn(InternalCoroutinesApi::class)
     private fun Job.rejection(): Throwable? = getCancellationException().rejection()
+
+    // ---------------------------------------------------------------- each step accepted or refused as by the root
+
+    class ThrowOnce : ForwardingPolicy() {
+        override fun enqueued(task: Task) {
+            if (THROW.compareAndSet(true, false)) {
+                throw IllegalArgumentException("policy failed once")
+            }
+            super.enqueued(task)
+        }
+
+        companion object {
+            val THROW = AtomicBoolean()
+        }
+    }
+
+    @Test
+    fun aDispatchWhoseEnqueueThrows_failsThatDispatchOnly_andTheViewGoesOn() {
+        val errors = TaskErrors()
+        Scheduler(errors.config(1).setSchedulingPolicy { ThrowOnce() }).use { scheduler ->
+            val view = scheduler.asCoroutineDispatcher().limitedParallelism(1)
+            ThrowOnce.THROW.set(true)
+            assertThrows<IllegalArgumentException> { view.dispatch(EmptyCoroutineContext, Runnable {}) }
+            val ran = CountDownLatch(1)
+            view.dispatch(EmptyCoroutineContext, Runnable { ran.countDown() })
+            assertTrue(ran.await(10, TimeUnit.SECONDS), "the view's only place leaked: a later step never ran")
+        }
+    }
+
+    @Test
+    fun aStepFromABoundThread_runsThere_evenBehindAForeignStepTheRootRefused() =
+        TestSchedulers.withBoundScheduler(0) { scheduler ->
+            val view = scheduler.asCoroutineDispatcher().limitedParallelism(1)
+            // Hold every Dispatchers.IO thread (64 by default), so the view hears of the refusal only
+            // after the bound thread's step is queued behind the refused one.
+            val ioThreads = 64
+            val ioStarted = CountDownLatch(ioThreads)
+            val ioRelease = CountDownLatch(1)
+            repeat(ioThreads) {
+                Dispatchers.IO.dispatch(EmptyCoroutineContext, Runnable { ioStarted.countDown(); ioRelease.await() })
+            }
+            assertTrue(ioStarted.await(30, TimeUnit.SECONDS))
+            TaskErrors.join(TestSchedulers.startThread("foreign") {
+                view.dispatch(EmptyCoroutineContext, Runnable {}) // refused: not bound, no inbox
+            })
+            val boundRanOn = AtomicReference<Thread>()
+            val ran = Event()
+            // From the bound thread: the root dispatcher would run this on this thread.
+            view.dispatch(EmptyCoroutineContext, Runnable { boundRanOn.set(Thread.currentThread()); ran.signal() })
+            ioRelease.countDown()
+            assertTrue(ran.await(Duration.ofSeconds(30)))
+            assertSame(Thread.currentThread(), boundRanOn.get(), "ran on ${boundRanOn.get()?.name}")
+        }
+
+    /** What the view must match: the root runs a step dispatched from the bound thread on that thread. */
+    @Test
+    fun theRootRunsABoundThreadsStepOnIt() =
+        TestSchedulers.withBoundScheduler(0) { scheduler ->
+            val boundRanOn = AtomicReference<Thread>()
+            val ran = Event()
+            scheduler.asCoroutineDispatcher().dispatch(EmptyCoroutineContext, Runnable { boundRanOn.set(Thread.currentThread()); ran.signal() })
+            assertTrue(ran.await(Duration.ofSeconds(30)))
+            assertSame(Thread.currentThread(), boundRanOn.get())
+        }
+
+    /** The root refuses a foreign thread's step with no inbox: so does a view, even with a step of its own queued on the bound thread. */
+    @Test
+    fun aForeignStepTheRootRefuses_isRefusedThroughAViewToo() =
+        TestSchedulers.withBoundScheduler(0) { scheduler ->
+            val view = scheduler.asCoroutineDispatcher().limitedParallelism(1)
+            view.dispatch(EmptyCoroutineContext, Runnable {}) // from the bound thread: a worker queued here
+            val foreignRanOn = AtomicReference<Thread>()
+            val ran = Event()
+            TaskErrors.join(TestSchedulers.startThread("foreign") {
+                view.dispatch(EmptyCoroutineContext, Runnable { foreignRanOn.set(Thread.currentThread()); ran.signal() })
+            })
+            assertTrue(ran.await(Duration.ofSeconds(30)))
+            assertTrue(foreignRanOn.get() !== Thread.currentThread(), "the view ran a step the root refuses, on the bound thread")
+        }
 }
