@@ -96,26 +96,48 @@ internal class LimitedMarlDispatcher(
 
     /**
      * Gives back the place of a step that has ended (or was refused): to the oldest waiting step,
-     * which is dispatched again from this thread, or to nobody. If that dispatch throws (a
-     * scheduling policy's exception), that step is refused with it and the place goes on.
+     * which is dispatched again from this thread, or to nobody. If the root refuses that dispatch
+     * (its refusal gives the place back through [unwrapRefused]) or it throws (a scheduling
+     * policy's exception: that step is refused with it), the place goes on to the next waiting
+     * step, in this loop rather than by recursion: a policy that refuses every hand-off must not
+     * take one stack frame per waiting step.
      */
     internal fun releasePlace() {
-        while (true) {
-            val next = synchronized(lock) {
-                val oldest = waiting.removeFirstOrNull()
-                if (oldest == null) {
-                    places--
+        var view: LimitedMarlDispatcher? = this
+        var pending: ArrayDeque<LimitedMarlDispatcher>? = null
+        while (view != null) {
+            val next = view.takeNextOrFree()
+            if (next != null) {
+                val queue = pending ?: ArrayDeque<LimitedMarlDispatcher>().also { pending = it }
+                HANDING_ON.set(queue) // a refusal of this hand-off queues its release here
+                try {
+                    view.handOn(next, queue)
+                } finally {
+                    HANDING_ON.remove()
                 }
-                oldest
-            } ?: return
-            next.holdsPlace = true // published to the thread that runs it by the dispatch below
-            try {
-                forward(next)
-                return
-            } catch (thrown: Throwable) {
-                next.holdsPlace = false
-                root.refuse(next.context, next.block, refusalOf(thrown))
             }
+            view = pending?.removeFirstOrNull()
+        }
+    }
+
+    /** Removes the oldest waiting step, to hand it this place; frees the place if none waits. */
+    private fun takeNextOrFree(): Step? = synchronized(lock) {
+        val oldest = waiting.removeFirstOrNull()
+        if (oldest == null) {
+            places--
+        }
+        oldest
+    }
+
+    /** Dispatches [next], which now holds a place; if that throws, refuses it and queues the place on. */
+    private fun handOn(next: Step, queue: ArrayDeque<LimitedMarlDispatcher>) {
+        next.holdsPlace = true // published to the thread that runs it by the dispatch below
+        try {
+            forward(next)
+        } catch (thrown: Throwable) {
+            next.holdsPlace = false
+            queue.addLast(this)
+            root.refuse(next.context, next.block, refusalOf(thrown))
         }
     }
 
@@ -147,6 +169,9 @@ internal class LimitedMarlDispatcher(
     }
 
     internal companion object {
+        /** Set while a thread hands a place on in [releasePlace]: the views whose places a refusal gave back meanwhile. */
+        private val HANDING_ON = ThreadLocal<ArrayDeque<LimitedMarlDispatcher>>()
+
         /**
          * Unwraps what the root refuses to the coroutine's own step, giving back the place of each
          * view's [Step] that was handed one: a refused step must not keep a place it will never use.
@@ -158,7 +183,12 @@ internal class LimitedMarlDispatcher(
                 current = step.block
                 if (step.holdsPlace) {
                     step.holdsPlace = false
-                    step.view.releasePlace()
+                    val handing = HANDING_ON.get()
+                    if (handing != null) {
+                        handing.addLast(step.view) // refused inside a hand-off: that loop gives the place on
+                    } else {
+                        step.view.releasePlace()
+                    }
                 }
             }
             return current
