@@ -95,7 +95,7 @@ final class Closing {
         int delayed = 0;
         for (Worker w : all) {
             fibers += w.waits.cancelWaits();
-            delayed += w.work.dropDelayed();
+            delayed += w.work.deadlines.dropDelayed();
         }
         if (fibers == 0 && delayed == 0) {
             return null;
@@ -140,7 +140,7 @@ final class Closing {
         worker.waits.addSuspendedTo(fibers);
         StringBuilder report = new StringBuilder();
         fibers.forEach(report::append);
-        String delayed = worker.work.delayedSummary();
+        String delayed = worker.work.deadlines.delayedSummary();
         if (!delayed.isEmpty()) {
             report.append(worker).append(": ").append(delayed).append('\n');
         }

@@ -246,8 +246,8 @@ final class FiberWaits {
         checkMaySuspend(fiber, null);
         lock.lock();
         try {
-            if (work.hasDeadlines()) {
-                work.expireDeadlines(System.nanoTime());
+            if (work.deadlines.hasDeadlines()) {
+                work.deadlines.expireDeadlines(System.nanoTime());
             }
             work.drainInbox(); // tasks and wakes other threads left count as work to yield to
             if (work.num() == 0) {
@@ -293,7 +293,7 @@ final class FiberWaits {
         }
         if (timed) {
             fiber.changeState(Fiber.State.RUNNING, Fiber.State.WAITING);
-            work.addWaiting(fiber, deadline);
+            work.deadlines.addWaiting(fiber, deadline);
         } else {
             fiber.changeState(Fiber.State.RUNNING, Fiber.State.YIELDED);
         }

@@ -86,8 +86,8 @@ final class OwnerSleep {
                 return; // a fiber was woken or a task enqueued meanwhile: the caller drains the inboxes
             }
             long nanos = maxNanos;
-            if (work.hasDeadlines()) {
-                nanos = Math.min(nanos, work.nextDeadline() - System.nanoTime());
+            if (work.deadlines.hasDeadlines()) {
+                nanos = Math.min(nanos, work.deadlines.nextDeadline() - System.nanoTime());
             }
             if (idle && nanos > 0) {
                 stats.idleSleeps++; // counted as it begins, so a sleep still going on shows

@@ -53,8 +53,8 @@ final class Spinning {
         long spinStart = System.nanoTime();
         budget.spinStarted(spinStart);
         long spinUntil = spinStart + budget.nanos();
-        if (work.hasDeadlines() && work.nextDeadline() - spinUntil < 0) {
-            spinUntil = work.nextDeadline();
+        if (work.deadlines.hasDeadlines() && work.deadlines.nextDeadline() - spinUntil < 0) {
+            spinUntil = work.deadlines.nextDeadline();
         }
         idle.onBeginSpinning(id);
         work.setActivity(Work.SPINNING);

@@ -9,12 +9,15 @@ import java.util.concurrent.RejectedExecutionException;
  * marl's {@code Worker::Work}. Enqueuers add tasks, wakers add ready fibers, thieves take tasks,
  * timers come due, the scheduler stops it, and its monitor looks at it (and files the due timers of
  * an owner stalled in a task). The worker's own run loop
- * lives in {@link Worker}; the batch steals in {@link Steals} and the owner's sleep, with the
- * calls that end it, in {@link OwnerSleep}, both held here and both under this class's lock.
+ * lives in {@link Worker}; the batch steals in {@link Steals}, the owner's sleep, with the
+ * calls that end it, in {@link OwnerSleep}, and the deadline heap, with the filing, cancelling and
+ * expiring of timed waits and delayed tasks, in {@link Deadlines}: all three held here and all
+ * under this class's lock.
  *
  * <p>What it holds, all guarded by {@link #lock}: the {@link SchedulingPolicy}, with the queued
  * tasks and the ready fibers in the order it decides; the {@link Deadlines} heap of fibers waiting
- * with a timeout and of delayed tasks not yet due; and {@code num}, the count of tasks and fibers
+ * with a timeout and of delayed tasks not yet due (what comes due joins the policy through {@link
+ * #addReadyFiber} and {@link #addedTask}); and {@code num}, the count of tasks and fibers
  * in the policy, written under the lock and read without it by a spinning owner, thieves and the
  * monitor.
  *
@@ -72,8 +75,8 @@ final class Work {
     final OwnerSleep ownerSleep;
     /** Thieves' batch steals from here, and this owner's steal buffer when it is the thief. */
     final Steals steals;
-    @GuardedBy("lock")
-    private final Deadlines deadlines = new Deadlines();
+    /** The deadline heap, of fibers waiting with a timeout and delayed tasks, and the calls that file, cancel and expire them. */
+    final Deadlines deadlines;
     /** Fibers other threads woke, not yet taken by the owner ({@link #drainInbox()}). */
     final WakeInbox inbox = new WakeInbox();
     /**
@@ -94,9 +97,6 @@ final class Work {
     /** Tasks taken from taskInbox that a throwing policy did not accept yet: they go first next time. */
     @GuardedBy("lock")
     private TaskInbox.Node pendingTasks;
-    /** Delayed tasks in the deadline heap: the worker does not stop while any is pending. */
-    @GuardedBy("lock")
-    private int numDelayed;
     /** Set by requestStop() (a worker thread, at close) or by unbind() (a bound worker): the owner drains, then stops. */
     @GuardedBy("lock")
     boolean shutdown;
@@ -129,6 +129,7 @@ final class Work {
         this.policy = policy;
         this.ownerSleep = new OwnerSleep(this, stats);
         this.steals = new Steals(this);
+        this.deadlines = new Deadlines(this, policy);
         this.lockFreeEnqueue = policy instanceof FifoPolicy || policy instanceof PriorityPolicy;
         setActivity(IDLE); // until its thread runs: a worker not started yet has not stalled
     }
@@ -218,43 +219,6 @@ final class Work {
             drainTasks();
             addTask(task);
             return ADDED_OWNER_AWAKE;
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** enqueueDelayed(task, deadline) parks a delayed task in the deadline heap until it is due. */
-    @Excludes("lock")
-    void enqueueDelayed(DelayedTask task, long deadline, Worker owner) {
-        lock.lock();
-        try {
-            if (stopped) {
-                throw new RejectedExecutionException(owner + " has stopped");
-            }
-            deadlines.add(task, deadline);
-            numDelayed++;
-            if (deadlines.nextDeadline() == deadline) {
-                ownerSleep.wakeOwner(); // if it sleeps, the owner must wake sooner than it planned
-            }
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /**
-     * cancelDelayed(task) drops a cancelled delayed task from the heap if it is not due yet, and
-     * wakes a sleeping owner: its sleep may have been sized by this task's deadline, and a draining
-     * owner (close(), unbind()) may now be free to stop.
-     */
-    @Excludes("lock")
-    void cancelDelayed(DelayedTask task) {
-        lock.lock();
-        try {
-            if (deadlines.contains(task)) {
-                deadlines.remove(task);
-                numDelayed--;
-                ownerSleep.wakeOwner();
-            }
         } finally {
             lock.unlock();
         }
@@ -351,28 +315,6 @@ final class Work {
     /** hasWokenFibers() is true, without the lock, when fibers woken from other threads wait in the inbox for the owner. */
     boolean hasWokenFibers() {
         return !inbox.isEmpty();
-    }
-
-    /**
-     * expireDeadlinesFor(now) is the monitor's help for an owner stalled in one task (see {@link
-     * Monitor}): if the lock is free, it files the due delayed tasks (and timed-out fibers) as the
-     * owner would, so that idle workers may steal the tasks instead of leaving them to wait for the
-     * owner. A contended lock means the owner is not stalled after all: it is left alone. A custom
-     * policy's exception reaches the caller (the monitor); the entry it failed on stays due, for the
-     * owner.
-     */
-    @Excludes("lock")
-    void expireDeadlinesFor(long now) {
-        if (!lock.tryLock()) {
-            return;
-        }
-        try {
-            if (!stopped && hasDeadlines()) {
-                expireDeadlines(now);
-            }
-        } finally {
-            lock.unlock();
-        }
     }
 
     /** hasUndrained() is true when a woken fiber or a task waits in an inbox, not yet in the policy: the owner must drain before it sleeps. */
@@ -514,7 +456,7 @@ final class Work {
     void addReadyFiber(Fiber fiber) {
         policy.awakened(fiber);
         if (fiber.state == Fiber.State.WAITING) {
-            deadlines.remove(fiber.timerIfAny()); // a WAITING fiber has one, filed by addWaiting
+            deadlines.remove(fiber.timerIfAny()); // a WAITING fiber has one, filed by Deadlines.addWaiting
         }
         fiber.changeState(fiber.state, Fiber.State.QUEUED);
         added();
@@ -557,93 +499,6 @@ final class Work {
         }
     }
 
-    // ---------------------------------------------------------------- deadlines (lock held)
-
-    @GuardedBy("lock")
-    boolean hasDeadlines() {
-        return !deadlines.isEmpty();
-    }
-
-    /** nextDeadline() is the earliest deadline; hasDeadlines() must be true. */
-    @GuardedBy("lock")
-    long nextDeadline() {
-        return deadlines.nextDeadline();
-    }
-
-    @GuardedBy("lock")
-    int numDelayed() {
-        return numDelayed;
-    }
-
-    /**
-     * dropDelayed() is a bounded close giving up: it cancels every delayed task still pending here,
-     * as {@code ScheduledThreadPoolExecutor.shutdownNow()} drops its queue, and returns how many.
-     */
-    @Excludes("lock")
-    int dropDelayed() {
-        lock.lock();
-        try {
-            int dropped = 0;
-            for (DelayedTask task : deadlines.removeDelayedTasks()) {
-                numDelayed--;
-                if (task.cancelForClose()) {
-                    dropped++;
-                }
-            }
-            ownerSleep.wakeOwner(); // it may have been sleeping until the first of them was due
-            return dropped;
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /**
-     * delayedSummary() is, for close()'s warning, how many delayed tasks are pending here and when
-     * the first is due ("" if none). Takes the lock.
-     */
-    @Excludes("lock")
-    String delayedSummary() {
-        lock.lock();
-        try {
-            if (numDelayed == 0) {
-                return "";
-            }
-            long now = System.nanoTime();
-            long first = Long.MAX_VALUE;
-            for (DelayedTask task : deadlines.delayedTasks()) {
-                first = Math.min(first, task.deadline - now);
-            }
-            return numDelayed + " delayed task(s), the first due in " + Math.max(0, first / 1_000_000) + " ms";
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** addWaiting(fiber, deadline) files a fiber suspended with a timeout. */
-    @GuardedBy("lock")
-    void addWaiting(Fiber fiber, long deadline) {
-        deadlines.add(fiber.timer(), deadline);
-    }
-
-    /**
-     * expireDeadlines(now) makes timed-out fibers ready and queues delayed tasks that are due. Each
-     * entry leaves the heap only once the policy took it, so a throwing policy loses nothing.
-     */
-    @GuardedBy("lock")
-    void expireDeadlines(long now) {
-        Timed entry;
-        while ((entry = deadlines.peekExpired(now)) != null) {
-            if (entry instanceof FiberTimer timer) {
-                addReadyFiber(timer.fiber); // removes it from the heap
-            } else {
-                policy.enqueued(((DelayedTask) entry).due);
-                deadlines.remove(entry);
-                numDelayed--;
-                addedTask();
-            }
-        }
-    }
-
     // ---------------------------------------------------------------- the owner's activity, for the monitor
 
     /** setActivity(a) publishes what the owner does, for the monitor. Called by the owner only. */
@@ -675,8 +530,9 @@ final class Work {
         NUM.setRelease(this, num() - 1);
     }
 
+    /** addedTask() counts a task the policy has just taken: addTask's, and a due delayed task's ({@link Deadlines#expireDeadlines}). */
     @GuardedBy("lock")
-    private void addedTask() {
+    void addedTask() {
         NUM_TASKS.setRelease(this, (int) NUM_TASKS.get(this) + 1);
         added();
     }

@@ -239,7 +239,7 @@ final class Worker implements Runnable {
             while (true) {
                 try {
                     // Start with a plain wait rather than a spin, as marl does: a new thread has no work.
-                    while (work.num() == 0 && !work.hasDeadlines() && !work.shutdown) {
+                    while (work.num() == 0 && !work.deadlines.hasDeadlines() && !work.shutdown) {
                         sleepForWork();
                     }
                     trampoline();
@@ -408,8 +408,8 @@ final class Worker implements Runnable {
         while (true) {
             work.drainInbox(); // fibers woken from other threads take their turn among the rest
             if (work.num() > 0) {
-                if (work.hasDeadlines()) {
-                    work.expireDeadlines(System.nanoTime()); // a busy worker still honours deadlines
+                if (work.deadlines.hasDeadlines()) {
+                    work.deadlines.expireDeadlines(System.nanoTime()); // a busy worker still honours deadlines
                 }
                 Fiber ready = work.takeReadyFiber();
                 if (ready == null) {
@@ -450,7 +450,7 @@ final class Worker implements Runnable {
      */
     @GuardedBy("lock")
     private boolean mayStop() {
-        return work.shutdown && suspended.size() == 0 && work.numDelayed() == 0;
+        return work.shutdown && suspended.size() == 0 && work.deadlines.numDelayed() == 0;
     }
 
     /**
@@ -505,8 +505,8 @@ final class Worker implements Runnable {
     @GuardedBy("lock")
     private void waitForWork() {
         work.drainInbox();
-        if (work.hasDeadlines()) {
-            work.expireDeadlines(System.nanoTime());
+        if (work.deadlines.hasDeadlines()) {
+            work.deadlines.expireDeadlines(System.nanoTime());
         }
         if (work.num() > 0) {
             return;
@@ -582,8 +582,8 @@ final class Worker implements Runnable {
             interruptedWhileAsleep |= mode == Mode.SINGLE_THREADED;
         }
         work.drainInbox(); // a pinned wait (PinnedWait) sees its fiber QUEUED only once this ran
-        if (work.hasDeadlines()) {
-            work.expireDeadlines(System.nanoTime());
+        if (work.deadlines.hasDeadlines()) {
+            work.deadlines.expireDeadlines(System.nanoTime());
         }
         if (closeWatch != null && closeWatch.due()) {
             lock.unlock(); // the watch dumps every worker's fibers, this one's included

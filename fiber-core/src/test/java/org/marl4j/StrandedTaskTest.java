@@ -79,7 +79,7 @@ class StrandedTaskTest {
                     ranOn.add(Thread.currentThread());
                     ran.incrementAndGet();
                 });
-                victim.work.enqueueDelayed(new DelayedTask(task, victim), due, victim);
+                victim.work.deadlines.enqueueDelayed(new DelayedTask(task, victim), due, victim);
             }
             try {
                 await().atMost(LONG).until(() -> ran.get() == delayed);
