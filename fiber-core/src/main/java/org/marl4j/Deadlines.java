@@ -15,7 +15,7 @@ import java.util.concurrent.RejectedExecutionException;
  * <p>What comes due goes into the work's policy ({@link #expireDeadlines}): a timed-out fiber is
  * made ready ({@link Work#addReadyFiber}, which also takes a fiber woken before its deadline out of
  * the heap), a due delayed task is queued like any task. The owner expires deadlines at each turn
- * of its loop and around each sleep ({@link Worker}); the monitor does it for an owner stalled in
+ * of its loop and around each sleep ({@link Sleeping}); the monitor does it for an owner stalled in
  * a task ({@link #expireDeadlinesFor}).
  *
  * <p>Lock discipline: {@code lock} is the work's lock ({@link Work#lock}); it guards every field

@@ -23,7 +23,7 @@ import java.util.concurrent.locks.LockSupport;
  * ({@link OwnerSleep#sendToSteal}); a thief takes one task and, once out of work again, sleeps or spins
  * and is sent again if the worker is still stalled. So a queued task waits at most about two
  * check periods behind a blocked worker while another worker is idle, whatever the spin duration.
- * The thief answers in {@code Worker.sleepForWork}, through which every idle sleep goes, including
+ * The thief answers in {@code Sleeping.sleepForWork}, through which every idle sleep goes, including
  * a new worker's first one (a request left unanswered there once made the monitor pass that worker
  * over for good). The enqueue-time wake ({@code IdleWorkers.wakeIdleWorker}) usually takes such a
  * task first; the monitor is the net for an enqueue that raced with a worker going to sleep.

@@ -54,13 +54,13 @@ final class PinnedWait {
                                 + " marl4j primitive inside a static initializer or a native callback.");
                     }
                 }
-                worker.sleep(false, warned || work.num() == 0 ? Long.MAX_VALUE : STUCK_WARNING_NANOS);
+                worker.sleeping.sleep(false, warned || work.num() == 0 ? Long.MAX_VALUE : STUCK_WARNING_NANOS);
             }
             work.removeReadyFiber(fiber);
         } finally {
             fiber.setPinned(false);
         }
-        worker.restoreInterrupt();
+        worker.sleeping.restoreInterrupt();
     }
 
     /**

@@ -15,7 +15,8 @@ import java.util.ArrayDeque;
  * every call they make: enqueue, delayed tasks, wake, priority, stop, steal ({@link Steals}), the
  * owner's sleep and the calls that end it ({@link OwnerSleep}), and the lock. This
  * class is the owner's side: the run loop and the state only the owner's thread changes;
- * {@link FiberWaits} is how a fiber suspends. {@link SuspendedList} lists the fibers inside a wait; {@link WorkerStats} counts.
+ * {@link Sleeping} is how the owner waits for work when it has none (the spin, then the sleep, and
+ * what it does on waking); {@link FiberWaits} is how a fiber suspends. {@link SuspendedList} lists the fibers inside a wait; {@link WorkerStats} counts.
  *
  * <p><b>Fibers and the trampoline.</b> Loom continuations are asymmetric: a yield returns to
  * whoever resumed. So the worker thread's own stack is the "main fiber" and acts as trampoline
@@ -59,7 +60,7 @@ import java.util.ArrayDeque;
  * scheduler's {@link Monitor} sends a sleeping worker to steal from a worker that has made no
  * progress for a few milliseconds with tasks queued (a task blocking its thread); it covers the
  * enqueue that raced with a worker going to sleep. Both requests are answered in {@link
- * #sleepForWork()}, which every idle sleep goes through. The spin and the steals themselves, with
+ * Sleeping#sleepForWork()}, which every idle sleep goes through. The spin and the steals themselves, with
  * the thief's memory of its victims, live in {@link Spinning}.
  *
  * <p><b>Shutdown.</b> A worker runs until it is told to shut down and has no tasks, no ready fibers,
@@ -101,9 +102,10 @@ final class Worker implements Runnable {
     final WorkerStats stats = new WorkerStats();
     /** How this worker's fibers suspend: the wait entry points, cancellation, the suspended listing. */
     final FiberWaits waits;
-    private final long spinNanos;
     /** How this worker spins for work and steals before it sleeps: see {@link Spinning}. Its thread only, as a thief. */
     final Spinning spinning;
+    /** How this worker waits for work, spinning then sleeping, and what it does on waking: see {@link Sleeping}. Its thread only. */
+    final Sleeping sleeping;
     /**
      * The thread that runs this worker's loop, once it runs: a wake() from any other thread goes
      * through the {@link WakeInbox}. Set by that thread before it takes the lock for the first time.
@@ -118,15 +120,9 @@ final class Worker implements Runnable {
     /** Set when the worker loop ended because the worker shut down and drained. */
     @GuardedBy("lock")
     private boolean drained;
-    /** A bound thread was interrupted while it slept for work: its status is restored after the wait. */
-    @GuardedBy("lock")
-    private boolean interruptedWhileAsleep;
     /** The fibers inside a wait; its size is marl's numBlockedFibers. */
     @GuardedBy("lock")
     final SuspendedList suspended = new SuspendedList(this);
-    /** For an STW draining in unbind() (or close()): when to log the suspended fibers, and (close) when to cancel them. */
-    @GuardedBy("lock")
-    private CloseWatch closeWatch;
 
     // Touched only by this worker's thread.
     /** The fiber running on this worker's thread; the main fiber when the trampoline runs; null during a pinned wait's task. */
@@ -146,11 +142,11 @@ final class Worker implements Runnable {
         this.id = id;
         this.mode = mode;
         this.forBlockingCall = forBlockingCall;
-        this.spinNanos = scheduler.spinNanos;
         this.work = new Work(scheduler.newPolicy(), stats);
         this.lock = work.lock;
         this.waits = new FiberWaits(this);
         this.spinning = new Spinning(this);
+        this.sleeping = new Sleeping(this);
     }
 
     /** current() is the worker of the calling thread, or null if the thread is neither bound nor a worker. */
@@ -185,7 +181,7 @@ final class Worker implements Runnable {
         lock.lock();
         try {
             work.shutdown = true;
-            closeWatch = watch;
+            sleeping.closeWatch = watch;
             work.drainInbox();
             if (work.num() == 0 && mayStop() && work.closeTaskInbox()) {
                 drained = true; // nothing left: no fiber needed to find that out
@@ -240,7 +236,7 @@ final class Worker implements Runnable {
                 try {
                     // Start with a plain wait rather than a spin, as marl does: a new thread has no work.
                     while (work.num() == 0 && !work.deadlines.hasDeadlines() && !work.shutdown) {
-                        sleepForWork();
+                        sleeping.sleepForWork();
                     }
                     trampoline();
                     break;
@@ -335,7 +331,7 @@ final class Worker implements Runnable {
             handoff = null;
             return next;
         }
-        waitForWork();
+        sleeping.waitForWork();
         next = work.takeReadyFiber();
         if (next != null) {
             return next;
@@ -440,7 +436,7 @@ final class Worker implements Runnable {
                 drained = true;
                 return null;
             }
-            waitForWork();
+            sleeping.waitForWork();
         }
     }
 
@@ -449,7 +445,7 @@ final class Worker implements Runnable {
      * suspended fiber and no delayed task (its queue, checked apart, must be empty too).
      */
     @GuardedBy("lock")
-    private boolean mayStop() {
+    boolean mayStop() {
         return work.shutdown && suspended.size() == 0 && work.deadlines.numDelayed() == 0;
     }
 
@@ -499,122 +495,16 @@ final class Worker implements Runnable {
     }
 
     /**
-     * waitForWork() returns once there is a task or ready fiber, or the worker may stop. An MTW
-     * spins first. Called with lock held; may release it while spinning or sleeping.
-     */
-    @GuardedBy("lock")
-    private void waitForWork() {
-        work.drainInbox();
-        if (work.deadlines.hasDeadlines()) {
-            work.deadlines.expireDeadlines(System.nanoTime());
-        }
-        if (work.num() > 0) {
-            return;
-        }
-        if (mode == Mode.MULTI_THREADED && spinNanos > 0 && spinning.spin()) {
-            return;
-        }
-        while (work.num() == 0 && !mayStop()) {
-            sleepForWork();
-        }
-        if (work.num() > 0) {
-            // The idle gap a fruitless spin began ends when the work arrived, not when this worker
-            // woke: judged by the wake-up, a gap a spin would have bridged looks long, the budget
-            // halves, the next gap is slept through too, and a two-worker ping-pong stays at
-            // 18 µs a round trip instead of 0.85 (seen under load, from which it never recovered).
-            spinning.budget.workFound(work.ownerSleep.arrivedAt(System.nanoTime()));
-        } else {
-            spinning.budget.abandon();
-        }
-        restoreInterrupt();
-    }
-
-    /**
-     * sleepForWork() sleeps until work is added, the earliest deadline passes, another thread sends
-     * it to steal or (an STW draining in unbind() or close()) the watch is due; then expires
-     * deadlines and steals what it was sent for. Every idle sleep ends here, so a steal request is never left
-     * unanswered: one left set would make the monitor pass this worker over for good.
-     */
-    @GuardedBy("lock")
-    private void sleepForWork() {
-        if (mode == Mode.MULTI_THREADED) {
-            scheduler.idle.onWorkerSleeping();
-        }
-        sleep(true, Long.MAX_VALUE);
-        if (mode == Mode.MULTI_THREADED) {
-            scheduler.idle.onWorkerWoke();
-        }
-        Worker victim = work.ownerSleep.takeStealHint();
-        if (victim != null) {
-            spinning.steal(victim);
-        }
-        if (work.ownerSleep.takeStealAny()) {
-            // Woken by an enqueuer (wakeIdleWorker) holding one spinning count for us: look for a
-            // task on every worker, then give the count back.
-            try {
-                if (work.num() == 0) {
-                    if (spinNanos > 0) {
-                        spinning.spin();
-                    } else {
-                        spinning.steal(null);
-                    }
-                }
-            } finally {
-                scheduler.idle.onEndSpinning();
-            }
-        }
-    }
-
-    /**
-     * sleep(idle, maxNanos) sleeps on the work's condition, as {@link OwnerSleep#sleep}, for at most
-     * maxNanos (and, draining in unbind() or close(), until the watch is due, which it then acts
-     * on), minding interrupts and deadlines. Called with lock held; releases it meanwhile. Idle
-     * sleeps and a pinned fiber's wait both come here, so a due watch is never left unacted (a
-     * pinned wait once spun on a watch due forever, its sleeps 1 ns each).
-     */
-    @GuardedBy("lock")
-    void sleep(boolean idle, long maxNanos) {
-        try {
-            work.ownerSleep.sleep(idle, closeWatch == null ? maxNanos : Math.min(maxNanos, closeWatch.nanosUntilDue()));
-        } catch (InterruptedException e) {
-            // Worker threads ignore interrupts (fibers share the thread); a bound thread keeps its
-            // status, restored once the wait is over (restoring it here would fail the next sleep).
-            interruptedWhileAsleep |= mode == Mode.SINGLE_THREADED;
-        }
-        work.drainInbox(); // a pinned wait (PinnedWait) sees its fiber QUEUED only once this ran
-        if (work.deadlines.hasDeadlines()) {
-            work.deadlines.expireDeadlines(System.nanoTime());
-        }
-        if (closeWatch != null && closeWatch.due()) {
-            lock.unlock(); // the watch dumps every worker's fibers, this one's included
-            try {
-                closeWatch.act();
-            } finally {
-                lock.lock();
-            }
-            work.drainInbox(); // what a cancellation woke
-        }
-    }
-
-    /**
      * clearInterruptForNextTask() clears a worker thread's interrupt status before it starts a task,
      * as {@code ThreadPoolExecutor} does: a status one task left set (a cancelled blocking call, a
      * re-asserted interrupt) is not the next task's. A bound thread keeps its status: it belongs to
      * the application code that bound it. So on a worker thread a fiber's interrupt status does not
-     * survive its waits: another fiber's task may run on the thread meanwhile (and {@link #sleep}
+     * survive its waits: another fiber's task may run on the thread meanwhile (and {@link Sleeping#sleep}
      * consumes an interrupt that ends a worker's sleep).
      */
     private void clearInterruptForNextTask() {
         if (mode == Mode.MULTI_THREADED) {
             Thread.interrupted();
-        }
-    }
-
-    @GuardedBy("lock")
-    void restoreInterrupt() {
-        if (interruptedWhileAsleep) {
-            interruptedWhileAsleep = false;
-            Thread.currentThread().interrupt();
         }
     }
 
