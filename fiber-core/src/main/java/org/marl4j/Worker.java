@@ -251,41 +251,22 @@ final class Worker implements Runnable {
         }
     }
 
-    /** Internal errors less than this apart are one burst: a policy that always throws, say. */
-    private static final long ERROR_BURST_GAP_NANOS = 1_000_000_000L;
-    /** While a burst lasts, it is reported again at most this often. */
-    private static final long ERROR_REPORT_EVERY_NANOS = 10_000_000_000L;
-    /** When this worker's thread last hit an internal error and last reported one; its thread only. */
-    private long lastInternalError;
-    private long lastInternalErrorReport;
-    private boolean hadInternalError;
-    /** Internal errors of the current burst not reported yet; this worker's thread only. */
-    private int unreportedInternalErrors;
+    /** Which internal errors of this worker's thread are reported: not every one of a burst. */
+    private final ErrorBursts errorBursts = new ErrorBursts();
 
     /**
-     * recoverFromInternalError(t) reports t and gets the main fiber back into a state to go on. A
-     * policy that throws every time it is asked makes the loop fail on every turn, thousands of
-     * times a second: the first error of such a burst is reported (logged and handed to the
-     * handler), then one every 10 seconds with the count of those in between, not every one.
+     * recoverFromInternalError(t) reports t, unless it is one of a burst ({@link ErrorBursts}), and
+     * gets the main fiber back into a state to go on.
      */
     private void recoverFromInternalError(Throwable t) {
-        long now = System.nanoTime();
-        boolean sameBurst = hadInternalError && now - lastInternalError < ERROR_BURST_GAP_NANOS;
-        hadInternalError = true;
-        lastInternalError = now;
-        if (sameBurst && now - lastInternalErrorReport < ERROR_REPORT_EVERY_NANOS) {
-            unreportedInternalErrors++;
-        } else {
-            String unreported = unreportedInternalErrors == 0 ? ""
-                    : " (" + unreportedInternalErrors + " more since the last report, not reported one by one)";
+        String unreported = errorBursts.report(System.nanoTime());
+        if (unreported != null) {
             LOG.log(System.Logger.Level.ERROR, "error in the loop of " + this + ": a scheduling policy threw, or a bug "
                     + "in marl4j; the worker keeps running its queued work" + unreported, t);
             if (lock.isHeldByCurrentThread()) {
                 lock.unlock(); // the handler is user code, which may enqueue: never under this worker's lock
             }
             scheduler.reportUncaught(t);
-            lastInternalErrorReport = now;
-            unreportedInternalErrors = 0;
         }
         if (!lock.isHeldByCurrentThread()) {
             lock.lock();
