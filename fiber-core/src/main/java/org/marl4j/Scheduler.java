@@ -590,6 +590,8 @@ public final class Scheduler implements AutoCloseable {
         /**
          * setUncaughtExceptionHandler(handler) sets who hears about tasks that throw. By default, the
          * uncaught-exception handler of the thread the task ran on. The worker keeps running either way.
+         * An exception the handler itself throws is ignored, as the JVM ignores one thrown by a
+         * thread's handler: report from the handler without throwing, or the task's exception is lost.
          *
          * @param handler hears about tasks that throw
          * @return this config
