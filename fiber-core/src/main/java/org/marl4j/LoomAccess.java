@@ -10,22 +10,26 @@ final class LoomAccess {
 
     private LoomAccess() {}
 
-    /** The flag users must pass to {@code java}, for the module marl4j was loaded into. */
-    static String requiredFlag() {
-        Module module = LoomAccess.class.getModule();
-        String target = module.isNamed() ? module.getName() : "ALL-UNNAMED";
-        return "--add-exports java.base/" + PACKAGE + "=" + target;
-    }
-
     /** check() throws IllegalStateException naming the exact flag if continuations are not usable. */
     static void check() {
         if (!Object.class.getModule().isExported(PACKAGE, LoomAccess.class.getModule())) {
-            throw new IllegalStateException(
-                    "marl4j runs fibers on Loom continuations (" + PACKAGE + ".Continuation), which "
-                            + "java.base does not export by default. Start the JVM with "
-                            + requiredFlag()
-                            + " (for an executable jar, the manifest attribute "
-                            + "'Add-Exports: java.base/" + PACKAGE + "' does the same).");
+            throw new IllegalStateException(missingExportMessage(LoomAccess.class.getModule()));
         }
+    }
+
+    /**
+     * missingExportMessage(module) says which flag to add for marl4j loaded into module. The
+     * manifest attribute is offered only on the class path: a jar's Add-Exports exports to the
+     * unnamed modules alone, so it cannot help fiber-core on the module path.
+     */
+    static String missingExportMessage(Module module) {
+        String target = module.isNamed() ? module.getName() : "ALL-UNNAMED";
+        return "marl4j runs fibers on Loom continuations (" + PACKAGE + ".Continuation), which "
+                + "java.base does not export by default. Start the JVM with "
+                + "--add-exports java.base/" + PACKAGE + "=" + target
+                + (module.isNamed()
+                        ? " (" + target + " is on the module path, where no manifest attribute can stand in for it)."
+                        : " (for an executable jar, the manifest attribute "
+                                + "'Add-Exports: java.base/" + PACKAGE + "' does the same).");
     }
 }

@@ -335,7 +335,14 @@ public final class Scheduler implements AutoCloseable {
         if (timeout.isNegative()) {
             throw new IllegalArgumentException("close timeout must not be negative, was " + timeout);
         }
-        closing.closeWithin(Math.max(0, Fiber.deadlineAfter(timeout) - System.nanoTime()));
+        long nanos;
+        try {
+            nanos = timeout.toNanos();
+        } catch (ArithmeticException overflow) { // ~292 years or more: never, as Fiber.deadlineAfter reads it
+            nanos = Long.MAX_VALUE / 2;
+        }
+        // The timeout itself, not a deadline minus a later clock reading: close(1 s) logs "close(1000 ms)".
+        closing.closeWithin(Math.min(nanos, Long.MAX_VALUE / 2));
     }
 
     /**
@@ -583,6 +590,8 @@ public final class Scheduler implements AutoCloseable {
         /**
          * setUncaughtExceptionHandler(handler) sets who hears about tasks that throw. By default, the
          * uncaught-exception handler of the thread the task ran on. The worker keeps running either way.
+         * An exception the handler itself throws is ignored, as the JVM ignores one thrown by a
+         * thread's handler: report from the handler without throwing, or the task's exception is lost.
          *
          * @param handler hears about tasks that throw
          * @return this config

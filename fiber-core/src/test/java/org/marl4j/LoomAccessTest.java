@@ -1,6 +1,7 @@
 package org.marl4j;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -42,6 +43,17 @@ class LoomAccessTest {
         assertNotEquals(0, result.exitCode(), result.output());
         assertTrue(result.output().contains("IllegalStateException"), result.output());
         assertTrue(result.output().contains("--add-exports java.base/jdk.internal.vm=ALL-UNNAMED"), result.output());
+    }
+
+    @Test
+    void onTheModulePath_theMessageNamesTheModule_andOffersNoManifestAttribute() {
+        // A jar's Add-Exports attribute exports to the unnamed modules only: it cannot help a named module.
+        String named = LoomAccess.missingExportMessage(String.class.getModule());
+        assertTrue(named.contains("--add-exports java.base/jdk.internal.vm=java.base"), named);
+        assertFalse(named.contains("manifest attribute 'Add-Exports"), named);
+        String unnamed = LoomAccess.missingExportMessage(LoomAccessTest.class.getModule());
+        assertTrue(unnamed.contains("--add-exports java.base/jdk.internal.vm=ALL-UNNAMED"), unnamed);
+        assertTrue(unnamed.contains("manifest attribute 'Add-Exports: java.base/jdk.internal.vm'"), unnamed);
     }
 
     @Test

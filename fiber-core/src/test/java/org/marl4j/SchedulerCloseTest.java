@@ -248,7 +248,7 @@ class SchedulerCloseTest {
                 scheduler.close(Duration.ofMillis(20));
             });
             join(closer); // fails after LONG if close waits for the task's hour
-            assertTrue(log.contains("WARNING", "timed out", "1 pending delayed task"), log.toString());
+            assertTrue(log.contains("WARNING", "close(20 ms)", "timed out", "1 pending delayed task"), log.toString());
         }
         assertTrue(delayed.get().isCancelled(), "the pending delayed task was cancelled");
         TestSchedulers.assertNoThreadsLeft(config.getThreadNamePrefix());

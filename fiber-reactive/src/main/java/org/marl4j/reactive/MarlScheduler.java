@@ -27,6 +27,7 @@ import reactor.core.scheduler.Schedulers;
  * Flux.range(1, 100)
  *     .publishOn(marl)
  *     .map(id -> Futures.await(fetch(id)))   // suspends this fiber; the worker thread runs others
+ *     .doFinally(signal -> marl.dispose())   // its threads are not daemons: dispose it when done
  *     .subscribe(System.out::println);
  * }</pre>
  *
@@ -152,7 +153,10 @@ public final class MarlScheduler implements reactor.core.scheduler.Scheduler, Sc
 
     /**
      * create(config) starts a marl scheduler that the returned Reactor scheduler owns:
-     * {@link #dispose()} closes it in the background.
+     * {@link #dispose()} closes it in the background. Its worker threads are not daemons (a marl
+     * {@link org.marl4j.Scheduler}'s never are), unlike those of Reactor's
+     * {@code Schedulers.parallel()}: a MarlScheduler created and never disposed keeps the JVM
+     * running after {@code main} returns.
      *
      * @param config the marl scheduler's configuration; it must ask for at least one worker thread
      * @return a new Reactor scheduler over a new marl scheduler
