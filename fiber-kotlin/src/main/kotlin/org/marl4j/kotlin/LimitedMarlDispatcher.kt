@@ -24,7 +24,9 @@ import kotlin.coroutines.CoroutineContext
  * found no place), so a contended view costs about one scheduler task per step, not two. After
  * [BATCH] steps in one task, it hands its place to the oldest waiting step by dispatching that
  * again from its own thread (a thread of the scheduler, which the root accepts), so that other
- * work on the scheduler gets a turn. A step that throws ends the batch: its place is handed on the
+ * work on the scheduler gets a turn. It does the same for a step the root would not run on this
+ * thread: on a scheduler without worker threads, one whose coroutine waits in [runSuspending] on
+ * another bound thread, where the dispatch sends it. A step that throws ends the batch: its place is handed on the
  * same way and the exception leaves the task, to the scheduler's handler, as it would from a task
  * of the step's own.
  *
@@ -130,7 +132,7 @@ internal class LimitedMarlDispatcher(
                     holding = false // freed
                     return
                 }
-                if (++ran >= BATCH) {
+                if (++ran >= BATCH || !root.runsHere(next.context)) {
                     holding = false // passes to next, dispatched as a task of its own
                     passOn(next)
                     return

@@ -83,6 +83,19 @@ public class MarlDispatcher internal constructor(public val scheduler: Scheduler
      * @param context the context of the coroutine being resumed.
      * @param block the coroutine's next step.
      */
+    /**
+     * Whether a step of a coroutine with [context] may run on the calling thread, which runs tasks
+     * of this scheduler: always with worker threads; without, unless the coroutine belongs to a
+     * [runSuspending] call waiting on another bound thread, to which [dispatch] would send it.
+     */
+    internal fun runsHere(context: CoroutineContext): Boolean {
+        if (!zeroWorkers) {
+            return true
+        }
+        val inbox = context[BoundThreadInbox] ?: return true
+        return inbox.scheduler !== scheduler || inbox.owner === Thread.currentThread()
+    }
+
     override fun dispatch(context: CoroutineContext, block: Runnable) {
         if (zeroWorkers) {
             val inbox = context[BoundThreadInbox]

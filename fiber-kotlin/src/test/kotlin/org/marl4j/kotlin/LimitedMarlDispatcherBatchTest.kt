@@ -6,6 +6,13 @@ import kotlinx.coroutines.launch
 import kotlinx.coroutines.runBlocking
 import kotlinx.coroutines.yield
 import org.awaitility.Awaitility.await
+import kotlinx.coroutines.withContext
+import kotlin.concurrent.thread
+import java.util.concurrent.atomic.AtomicReference
+import java.util.concurrent.TimeUnit
+import java.util.concurrent.CountDownLatch
+import org.junit.jupiter.api.Assertions.assertSame
+import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertTrue
 import org.junit.jupiter.api.Timeout
@@ -290,4 +297,40 @@ class LimitedMarlDispatcherBatchTest {
         /** Every this many steps, one throws. */
         const val THROWS_EVERY = 7
     }
+
+    @Test
+    fun onAZeroWorkerSchedulerAWaitingStepOfAnotherBoundThreadsRunSuspendingRunsOnThatThreadNotInTheBatch() {
+        val scheduler = Scheduler(Scheduler.Config().setWorkerThreadCount(0))
+        try {
+            val view = scheduler.asCoroutineDispatcher().limitedParallelism(1) as LimitedMarlDispatcher
+            val holding = CountDownLatch(1)
+            val release = Event(Event.Mode.MANUAL)
+            val ranOn = AtomicReference<Thread>()
+            val failures = Collections.synchronizedList(ArrayList<Throwable>())
+            fun bound(name: String, body: suspend () -> Unit) = thread(name = name) {
+                scheduler.bind()
+                try {
+                    runSuspending { body() }
+                } catch (t: Throwable) {
+                    failures.add(t)
+                } finally {
+                    scheduler.unbind()
+                }
+            }
+            val holder = bound("holder") { withContext(view) { holding.countDown(); release.await() } }
+            assertTrue(holding.await(TestSchedulers.PATIENCE.toMillis(), TimeUnit.MILLISECONDS))
+            val waiter = bound("waiter") { withContext(view) { ranOn.set(Thread.currentThread()) } }
+            await().atMost(TestSchedulers.PATIENCE).until { view.waitingSteps() == 1 }
+            release.signal() // the holder's step ends with the waiter's step waiting for its place
+            holder.join(TestSchedulers.PATIENCE.toMillis())
+            waiter.join(TestSchedulers.PATIENCE.toMillis())
+            assertEquals(listOf<Throwable>(), failures)
+            // runSuspending's coroutine stays on its own bound thread, as a step resumed from
+            // another thread does: the holder hands the place on rather than running it itself.
+            assertSame(waiter, ranOn.get())
+        } finally {
+            scheduler.close()
+        }
+    }
+
 }
