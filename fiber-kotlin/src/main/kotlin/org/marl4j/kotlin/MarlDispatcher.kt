@@ -59,7 +59,10 @@ public fun Scheduler.asCoroutineDispatcher(): MarlDispatcher = MarlDispatcher(th
  * `withTimeout` use this dispatcher's timers, and a view dispatches each step here at once, from
  * the thread that resumes it and with its coroutine's context, so what holds above for a step
  * holds for a step through a view: handed to the waiting bound thread, or refused (its coroutine
- * cancelled, its step unwinding on [Dispatchers.IO]) just as on this dispatcher.
+ * cancelled, its step unwinding on [Dispatchers.IO]) just as on this dispatcher. A step that finds
+ * every place taken waits; a step that ends runs the waiting ones in its place, oldest first, up to
+ * 16 in one task (then it hands the place on as a new task, so other tasks get a turn), so a busy
+ * view costs about one scheduler task per step, as this dispatcher does.
  *
  * A cancelled `delay` cancels its delayed task, so it neither runs nor holds up
  * [Scheduler.close].
@@ -80,6 +83,19 @@ public class MarlDispatcher internal constructor(public val scheduler: Scheduler
      * @param context the context of the coroutine being resumed.
      * @param block the coroutine's next step.
      */
+    /**
+     * Whether a step of a coroutine with [context] may run on the calling thread, which runs tasks
+     * of this scheduler: always with worker threads; without, unless the coroutine belongs to a
+     * [runSuspending] call waiting on another bound thread, to which [dispatch] would send it.
+     */
+    internal fun runsHere(context: CoroutineContext): Boolean {
+        if (!zeroWorkers) {
+            return true
+        }
+        val inbox = context[BoundThreadInbox] ?: return true
+        return inbox.scheduler !== scheduler || inbox.owner === Thread.currentThread()
+    }
+
     override fun dispatch(context: CoroutineContext, block: Runnable) {
         if (zeroWorkers) {
             val inbox = context[BoundThreadInbox]

@@ -1,6 +1,7 @@
 package org.marl4j.kotlin
 
 import kotlinx.coroutines.CoroutineScope
+import org.marl4j.Fiber
 import org.marl4j.Scheduler
 import org.marl4j.TestSchedulers
 
@@ -20,3 +21,12 @@ internal fun onScheduler(workers: Int, body: suspend CoroutineScope.(Scheduler) 
 /** defaultExecutorRunning() is whether kotlinx's DefaultExecutor thread is alive. */
 internal fun defaultExecutorRunning(): Boolean =
     Thread.getAllStackTraces().keys.any { it.isAlive && it.name == DEFAULT_EXECUTOR }
+
+/** yieldUntil(condition) yields the calling fiber until [condition] holds, failing after [TestSchedulers.PATIENCE]. */
+internal fun yieldUntil(condition: () -> Boolean) {
+    val deadline = System.nanoTime() + TestSchedulers.PATIENCE.toNanos()
+    while (!condition()) {
+        check(System.nanoTime() - deadline < 0) { "condition not met within ${TestSchedulers.PATIENCE}" }
+        Fiber.yield()
+    }
+}
