@@ -121,21 +121,34 @@ final class Steals {
 
     /**
      * addStolen(first) adds what this worker's thread just stole to its policy: {@code first}, then
-     * the steal buffer in order, which it empties (so it keeps no finished task alive). With a
-     * built-in policy, whose enqueue never throws.
+     * the steal buffer in order, which it empties (so it keeps no finished task alive). If the
+     * policy throws (a custom one whose bounded queue is full: a single task is stolen between
+     * custom policies too), the tasks it has not taken have already left their victim: they become
+     * this worker's pending tasks, offered to its policy again at its next drain, and the exception
+     * goes on; a stolen task must not be lost.
      */
     @GuardedBy("lock")
     void addStolen(Task first) {
-        work.addTask(first);
         int n = numStolen;
-        if (n == 0) {
-            return;
-        }
-        Task[] buffer = stolen;
-        for (int i = 0; i < n; i++) {
-            work.addTask(buffer[i]);
-            buffer[i] = null;
-        }
         numStolen = 0;
+        Task[] buffer = stolen;
+        int added = -1; // -1 until first is in the policy, then how many of the buffer are
+        try {
+            work.addTask(first);
+            for (added = 0; added < n; added++) {
+                work.addTask(buffer[added]);
+                buffer[added] = null;
+            }
+        } catch (Throwable t) {
+            if (added < 0) {
+                work.keepPending(first);
+                added = 0;
+            }
+            for (int i = added; i < n; i++) {
+                work.keepPending(buffer[i]);
+                buffer[i] = null;
+            }
+            throw t;
+        }
     }
 }

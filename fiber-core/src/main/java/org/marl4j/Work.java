@@ -279,6 +279,25 @@ final class Work {
         }
     }
 
+    /**
+     * keepPending(task) puts last among the pending tasks one that the policy refused after it was
+     * taken from elsewhere (a steal): it has no other queue to go back to, and the next drain offers
+     * it to the policy again.
+     */
+    @GuardedBy("lock")
+    void keepPending(Task task) {
+        TaskInbox.Node node = new TaskInbox.Node(task);
+        if (pendingTasks == null) {
+            pendingTasks = node;
+            return;
+        }
+        TaskInbox.Node last = pendingTasks;
+        while (last.next != null) {
+            last = last.next;
+        }
+        last.next = node;
+    }
+
     /** addInOrder(node) adds a chain of inbox tasks to the policy; those it does not take become pendingTasks. */
     @GuardedBy("lock")
     private void addInOrder(TaskInbox.Node node) {

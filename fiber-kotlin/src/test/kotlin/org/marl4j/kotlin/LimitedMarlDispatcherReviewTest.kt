@@ -189,6 +189,78 @@ class LimitedMarlDispatcherReviewTest {
         assertFalse(resumedWhileHeld.get(), "the delay's resumption ran while another step held the only place")
     }
 
+    /** A policy whose queue refuses about one enqueue in [ONE_IN] while [ON], as a bounded queue under load does. */
+    class SometimesFull : ForwardingPolicy() {
+        override fun enqueued(task: Task) {
+            if (ON.get() && java.util.concurrent.ThreadLocalRandom.current().nextInt(ONE_IN) == 0) {
+                throw IllegalStateException("Queue full")
+            }
+            super.enqueued(task)
+        }
+
+        companion object {
+            val ON = AtomicBoolean()
+            const val ONE_IN = 8
+        }
+    }
+
+    /**
+     * A root whose queue refuses enqueues at random, hand-offs included, while steps of nested views
+     * run in batches, fiber-wait, throw and dispatch more: each step runs exactly once (on the
+     * scheduler, or refused onto Dispatchers.IO), the steps that run on the scheduler keep the limit,
+     * and afterwards no place is taken and no step waits.
+     */
+    @ParameterizedTest(name = "{0} workers, view {1}")
+    @CsvSource("0,1", "0,2/1", "1,1", "1,2/1", "2,1", "2,2/1", "4,2", "4,3/2")
+    fun aRootThatRefusesAtRandom_handOffsIncluded_losesNoStep_runsNoneTwice_andLeaksNoPlace(workers: Int, which: String) {
+        val errors = TaskErrors()
+        val limit = limitOf(which)
+        val runs = AtomicIntegerArray(STEPS)
+        val running = AtomicInteger()
+        val most = AtomicInteger()
+        SometimesFull.ON.set(false)
+        Scheduler(errors.config(workers).setSchedulingPolicy { SometimesFull() }).use { scheduler ->
+            scheduler.bind()
+            val levels = views(scheduler, which)
+            val view = levels.last()
+            val finished = AtomicInteger()
+            val done = CompletableFuture<Unit>()
+            // No Fiber.yield here: the policy would refuse the yielding fiber's own requeue too.
+            fun step(index: Int): Runnable = Runnable {
+                runs.incrementAndGet(index)
+                val onScheduler = Fiber.current() != null
+                if (index % 3 == 0 && index + 1 < STEPS) {
+                    view.dispatch(EmptyCoroutineContext, step(index + 1)) // while holding the place
+                }
+                if (onScheduler) {
+                    most.accumulateAndGet(running.incrementAndGet(), ::maxOf)
+                    repeat(SPINS) { Thread.onSpinWait() }
+                    running.decrementAndGet()
+                }
+                if (finished.incrementAndGet() == STEPS) {
+                    done.complete(Unit)
+                }
+                if (onScheduler && index % 11 == 0) {
+                    throw UnsupportedOperationException("step $index failed")
+                }
+            }
+            SometimesFull.ON.set(true)
+            try {
+                for (index in 0 until STEPS) {
+                    if (index % 3 != 1) {
+                        view.dispatch(EmptyCoroutineContext, step(index))
+                    }
+                }
+                TestSchedulers.get(done)
+            } finally {
+                SometimesFull.ON.set(false)
+            }
+            yieldUntil { levels.all { it.placesTaken() == 0 && it.waitingSteps() == 0 } }
+        }
+        assertEquals((0 until STEPS).map { 1 }, (0 until STEPS).map { runs.get(it) }, "each step runs once")
+        assertTrue(most.get() <= limit, "${most.get()} steps at once on the scheduler in a view of $limit")
+    }
+
     // ------------------------------------------------------------------ where it differs from kotlinx
 
     /** A policy whose queue is full while [FULL] is positive: its add() throws as a bounded java.util.Queue's does. */
@@ -277,5 +349,8 @@ class LimitedMarlDispatcherReviewTest {
     private companion object {
         /** Steps each test runs. */
         const val STEPS = 2_000
+
+        /** Spin-waits in each step of the refusing-root test, so that steps overlap on several workers. */
+        const val SPINS = 200
     }
 }
