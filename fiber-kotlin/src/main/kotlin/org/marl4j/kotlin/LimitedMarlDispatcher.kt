@@ -14,9 +14,11 @@ import kotlin.coroutines.CoroutineContext
  * step itself (on a scheduler without worker threads, a step resumed from another thread reaches
  * the bound thread waiting in [runSuspending] through the [BoundThreadInbox] in its context; a
  * step from a thread the root refuses is refused, its coroutine cancelled, on that thread). The
- * limit is kept where steps run: a [Step] that starts while every place is taken waits in
- * [waiting], holding no thread. kotlinx's own views instead queue the steps and dispatch workers
- * with a context of their own, in which no inbox can be found and no job can be cancelled.
+ * limit and the order are kept where steps run: steps start in the order they were dispatched
+ * ([pending]), and a [Step] whose task runs while an older step has not started, or while every
+ * place is taken, waits in [pending], holding no thread, until a step that ends (or the older
+ * one, when it starts) hands it a place. kotlinx's own views instead queue the steps and dispatch
+ * workers with a context of their own, in which no inbox can be found and no job can be cancelled.
  *
  * A step that ends while others wait keeps its place and runs the oldest waiting steps itself, on
  * its own thread, one after another, as kotlinx's workers loop over their queue: each of them was
@@ -50,8 +52,13 @@ internal class LimitedMarlDispatcher(
 
     private val lock = Any()
 
-    /** Steps that started while every place was taken, oldest first; none holds a place. Guarded by [lock]. */
-    private val waiting = ArrayDeque<Step>()
+    /**
+     * Steps dispatched and not yet started, in dispatch order: the order in which they take places.
+     * A step whose task has run and found it could not start yet is [Step.arrived]: it waits here,
+     * holding no thread, for a step that ends to hand it a place. A step the root refuses leaves
+     * without starting ([forget]). Guarded by [lock].
+     */
+    private val pending = ArrayDeque<Step>()
 
     /** Places taken: steps running, or handed a place and on their way to run. Guarded by [lock]. */
     private var places = 0
@@ -64,7 +71,14 @@ internal class LimitedMarlDispatcher(
      * @param block the coroutine's next step.
      */
     override fun dispatch(context: CoroutineContext, block: Runnable) {
-        forward(Step(context, block))
+        val step = Step(context, block)
+        synchronized(lock) { pending.addLast(step) }
+        try {
+            forward(step)
+        } catch (thrown: Throwable) {
+            forget(step) // never dispatched: it must not hold up the steps behind it
+            throw thrown
+        }
     }
 
     /**
@@ -91,7 +105,7 @@ internal class LimitedMarlDispatcher(
     internal fun placesTaken(): Int = synchronized(lock) { places }
 
     /** How many steps wait for a place now; a snapshot, for tests and diagnostics. */
-    internal fun waitingSteps(): Int = synchronized(lock) { waiting.size }
+    internal fun waitingSteps(): Int = synchronized(lock) { pending.count { it.arrived } }
 
     private fun forward(step: Step) {
         if (outer != null) {
@@ -101,14 +115,56 @@ internal class LimitedMarlDispatcher(
         }
     }
 
-    /** Takes a place for [step], or queues it to wait for one; returns whether it may run now. */
-    private fun takePlaceOrWait(step: Step): Boolean = synchronized(lock) {
-        if (places < parallelism && waiting.isEmpty()) {
+    /**
+     * Takes a place for [step], whose task is running, if it is the oldest step not started and a
+     * place is free; otherwise marks it arrived, to wait in [pending]. Returns the steps it started,
+     * [step] first if it may run now, and after it the arrived steps behind it that free places let
+     * start too (each then handed its place); empty if [step] waits.
+     */
+    private fun startOrWait(step: Step): List<Step> = synchronized(lock) {
+        if (pending.firstOrNull() !== step || places >= parallelism) {
+            step.arrived = true
+            return emptyList()
+        }
+        pending.removeFirst()
+        places++
+        val started = ArrayList<Step>(1)
+        started.add(step)
+        while (places < parallelism) {
+            val next = pending.firstOrNull()
+            if (next == null || !next.arrived) {
+                break
+            }
+            pending.removeFirst()
             places++
-            true
-        } else {
-            waiting.addLast(step)
-            false
+            started.add(next)
+        }
+        started
+    }
+
+    /**
+     * Removes [step], which the root refused or which could not be dispatched, from [pending]; if
+     * that lets the arrived step behind it start, gives it a place, as a step that ends does.
+     */
+    private fun forget(step: Step) {
+        val admit = synchronized(lock) {
+            if (!pending.remove(step)) {
+                return
+            }
+            if (places < parallelism && pending.firstOrNull()?.arrived == true) {
+                places++ // handed on below, as the place of a step that ended
+                true
+            } else {
+                false
+            }
+        }
+        if (admit) {
+            val handing = HANDING_ON.get()
+            if (handing != null) {
+                handing.addLast(this) // refused inside a hand-off: that loop gives the place on
+            } else {
+                releasePlace()
+            }
         }
     }
 
@@ -158,7 +214,7 @@ internal class LimitedMarlDispatcher(
     }
 
     /**
-     * Hands this view's place to [first], which has left [waiting], by dispatching it from this
+     * Hands this view's place to [first], which has left [pending], by dispatching it from this
      * thread. If the root refuses that dispatch (its refusal gives the place back through
      * [unwrapRefused]) or it throws (a scheduling policy's exception: that step is refused with
      * it), the place goes on to the next waiting step, in this loop rather than by recursion: a
@@ -182,13 +238,19 @@ internal class LimitedMarlDispatcher(
         }
     }
 
-    /** Removes the oldest waiting step, to hand it this place; frees the place if none waits. */
+    /**
+     * Removes the oldest step not started, to hand it this place, if it has arrived; frees the place
+     * if it has not (its task, when it runs, takes a free place) or if none is pending.
+     */
     private fun takeNextOrFree(): Step? = synchronized(lock) {
-        val oldest = waiting.removeFirstOrNull()
-        if (oldest == null) {
+        val oldest = pending.firstOrNull()
+        if (oldest != null && oldest.arrived) {
+            pending.removeFirst()
+            oldest
+        } else {
             places--
+            null
         }
-        oldest
     }
 
     /** Dispatches [next], which now holds a place; if that throws, refuses it and queues the place on. */
@@ -215,12 +277,23 @@ internal class LimitedMarlDispatcher(
         @Volatile
         var holdsPlace = false
 
+        /** Set when this step's task ran and it could not start: it waits in [pending]. Guarded by [lock]. */
+        var arrived = false
+
         /** The view this step counts against. */
         val view: LimitedMarlDispatcher get() = this@LimitedMarlDispatcher
 
         override fun run() {
-            if (!holdsPlace && !takePlaceOrWait(this)) {
+            if (holdsPlace) {
+                runHoldingPlace(block)
+                return
+            }
+            val started = startOrWait(this)
+            if (started.isEmpty()) {
                 return // waits in the view: a step that ends runs it, or dispatches it again
+            }
+            for (i in 1 until started.size) {
+                passOn(started[i]) // arrived behind this one, with a place free for each
             }
             runHoldingPlace(block)
         }
@@ -249,6 +322,7 @@ internal class LimitedMarlDispatcher(
             while (current is LimitedMarlDispatcher.Step) {
                 val step = current
                 current = step.block
+                step.view.forget(step) // refused before it started: the steps behind it go on
                 if (step.holdsPlace) {
                     step.holdsPlace = false
                     val handing = HANDING_ON.get()

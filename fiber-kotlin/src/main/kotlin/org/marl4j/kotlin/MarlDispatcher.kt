@@ -172,10 +172,9 @@ public class MarlDispatcher internal constructor(public val scheduler: Scheduler
      * worker threads a step resumed from another thread still reaches the bound thread waiting in
      * [runSuspending], and after [Scheduler.close] a refused step's coroutine is cancelled.
      *
-     * Two differences from kotlinx's views follow from that. Steps dispatched in order may start
-     * out of order when the scheduler has several worker threads (whichever step's task starts
-     * first takes a free place), so a view of 1 runs its steps one at a time but is not a FIFO
-     * queue. And a refused step unwinds on `Dispatchers.IO` at once, outside the view's limit.
+     * Steps start in the order they were dispatched, so a view of 1 is a serial queue, as kotlinx's
+     * views are. One difference from them follows from the per-step dispatch: a refused step
+     * unwinds on `Dispatchers.IO` at once, outside the view's limit.
      *
      * @param parallelism how many steps may run at once; at least 1.
      * @param name a name for the view, shown by its `toString`, or null.

@@ -8,6 +8,7 @@ import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.GlobalScope
 import kotlinx.coroutines.InternalCoroutinesApi
 import kotlinx.coroutines.Job
+import kotlinx.coroutines.asExecutor
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.joinAll
 import kotlinx.coroutines.launch
@@ -238,6 +239,9 @@ class LimitedMarlDispatcherTest {
     private companion object {
         /** How many coroutines the limit test runs through its view. */
         const val COROUTINES = 200
+
+        /** How many steps the order tests dispatch one after another. */
+        const val ORDERED_STEPS = 2_000
     }
 
     /** The first cause in the throwable's chain that is not itself a CancellationException. */
@@ -325,4 +329,51 @@ class LimitedMarlDispatcherTest {
             assertTrue(ran.await(Duration.ofSeconds(30)))
             assertTrue(foreignRanOn.get() !== Thread.currentThread(), "the view ran a step the root refuses, on the bound thread")
         }
+
+    @ParameterizedTest(name = "{0} worker threads, view {1}")
+    @CsvSource("1, 1", "2, 1", "4, 1", "2, 2/1", "4, 2/1")
+    fun stepsDispatchedOneAfterAnotherToAViewOf1RunInThatOrder(workers: Int, which: String) {
+        // Each step is a scheduler task at once, and on several workers the tasks start in any
+        // order; the view still starts its steps in dispatch order, as kotlinx's views do.
+        val order = java.util.Collections.synchronizedList(ArrayList<Int>())
+        Scheduler(TestSchedulers.config(workers)).use { scheduler ->
+            val executor = view(scheduler, which).asExecutor()
+            val done = CompletableFuture<Unit>()
+            for (index in 0 until ORDERED_STEPS) {
+                executor.execute {
+                    order.add(index)
+                    if (order.size == ORDERED_STEPS) {
+                        done.complete(Unit)
+                    }
+                }
+            }
+            TestSchedulers.get(done)
+        }
+        assertInOrder(order.toList())
+    }
+
+    @ParameterizedTest(name = "{0} worker threads")
+    @ValueSource(ints = [0, 1, 2, 4])
+    fun coroutinesLaunchedOnAViewOf1RunTheirStepsInLaunchOrder(workers: Int) =
+        TaskErrors.withBoundScheduler(workers) { scheduler ->
+            val view = scheduler.asCoroutineDispatcher().limitedParallelism(1)
+            val order = ArrayList<Int>() // only touched by the view's steps, one at a time
+            runSuspending {
+                withContext(view) {
+                    repeat(ORDERED_STEPS) { index -> launch { order.add(index) } }
+                }
+            }
+            assertInOrder(order)
+        }
+
+    /** Fails naming the first step that ran out of dispatch order, and how many did. */
+    private fun assertInOrder(order: List<Int>) {
+        assertEquals(ORDERED_STEPS, order.size, "steps run")
+        val late = order.indices.filter { order[it] != it }
+        assertTrue(late.isEmpty()) {
+            "${late.size} of $ORDERED_STEPS steps ran out of dispatch order, the first at position ${late.first()}: " +
+                "step ${order[late.first()]}"
+        }
+    }
+
 }
