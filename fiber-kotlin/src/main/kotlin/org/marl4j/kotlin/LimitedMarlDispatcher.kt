@@ -28,9 +28,9 @@ import kotlin.coroutines.CoroutineContext
  * again from its own thread (a thread of the scheduler, which the root accepts), so that other
  * work on the scheduler gets a turn. It does the same for a step the root would not run on this
  * thread: on a scheduler without worker threads, one whose coroutine waits in [runSuspending] on
- * another bound thread, where the dispatch sends it. A step that throws ends the batch: its place is handed on the
- * same way and the exception leaves the task, to the scheduler's handler, as it would from a task
- * of the step's own.
+ * another bound thread, where the dispatch sends it. A step that throws ends the batch: its place
+ * is handed on the same way and the exception leaves the task, to the scheduler's handler, as it
+ * would from a task of the step's own.
  *
  * A view of a view dispatches its steps through the outer view, so both limits hold: an inner
  * step runs inside an outer [Step], and so does every step its batch runs, in the same outer place.
