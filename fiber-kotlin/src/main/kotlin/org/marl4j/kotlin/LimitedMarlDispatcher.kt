@@ -117,29 +117,29 @@ internal class LimitedMarlDispatcher(
 
     /**
      * Takes a place for [step], whose task is running, if it is the oldest step not started and a
-     * place is free; otherwise marks it arrived, to wait in [pending]. Returns the steps it started,
-     * [step] first if it may run now, and after it the arrived steps behind it that free places let
-     * start too (each then handed its place); empty if [step] waits.
+     * place is free; otherwise marks it arrived, to wait in [pending]. Returns [WAIT], [RUN], or
+     * [RUN_AND_ADMIT] when places are left that arrived steps behind it may take
+     * ([admitArrived]).
      */
-    private fun startOrWait(step: Step): List<Step> = synchronized(lock) {
+    private fun startOrWait(step: Step): Int = synchronized(lock) {
         if (pending.firstOrNull() !== step || places >= parallelism) {
             step.arrived = true
-            return emptyList()
+            return WAIT
         }
         pending.removeFirst()
         places++
-        val started = ArrayList<Step>(1)
-        started.add(step)
-        while (places < parallelism) {
-            val next = pending.firstOrNull()
-            if (next == null || !next.arrived) {
-                break
-            }
-            pending.removeFirst()
-            places++
-            started.add(next)
+        if (places < parallelism && pending.firstOrNull()?.arrived == true) RUN_AND_ADMIT else RUN
+    }
+
+    /** Takes a free place for the oldest step not started, if it has arrived, and returns it; else null. */
+    private fun admitArrived(): Step? = synchronized(lock) {
+        val next = pending.firstOrNull()
+        if (places >= parallelism || next == null || !next.arrived) {
+            return null
         }
-        started
+        pending.removeFirst()
+        places++
+        next
     }
 
     /**
@@ -288,12 +288,11 @@ internal class LimitedMarlDispatcher(
                 runHoldingPlace(block)
                 return
             }
-            val started = startOrWait(this)
-            if (started.isEmpty()) {
-                return // waits in the view: a step that ends runs it, or dispatches it again
-            }
-            for (i in 1 until started.size) {
-                passOn(started[i]) // arrived behind this one, with a place free for each
+            when (startOrWait(this)) {
+                WAIT -> return // waits in the view: a step that ends runs it, or dispatches it again
+                RUN_AND_ADMIT -> while (true) {
+                    passOn(admitArrived() ?: break) // arrived behind this one, with a place free for each
+                }
             }
             runHoldingPlace(block)
         }
@@ -309,6 +308,11 @@ internal class LimitedMarlDispatcher(
          * batch may run inner steps that run batches of their own), as kotlinx's do.
          */
         const val BATCH = 16
+
+        /** What [startOrWait] tells a step whose task runs: wait in [pending], run, or run and let others start. */
+        private const val WAIT = 0
+        private const val RUN = 1
+        private const val RUN_AND_ADMIT = 2
 
         /** Set while a thread hands a place on in [passOn]: the views whose places a refusal gave back meanwhile. */
         private val HANDING_ON = ThreadLocal<ArrayDeque<LimitedMarlDispatcher>>()
