@@ -428,6 +428,14 @@ public final class Fiber extends Waiter {
 
     /** deadlineAfter(timeout) is now + timeout in nanoTime units, saturating for huge timeouts. */
     static long deadlineAfter(Duration timeout) {
+        return System.nanoTime() + timeoutNanos(timeout);
+    }
+
+    /**
+     * timeoutNanos(timeout) is timeout in nanoseconds, 0 for a negative one, and at most
+     * Long.MAX_VALUE / 2 (~146 years: never), so that adding it to a nanoTime reading cannot overflow.
+     */
+    static long timeoutNanos(Duration timeout) {
         Objects.requireNonNull(timeout, "timeout must not be null");
         long nanos;
         try {
@@ -435,7 +443,7 @@ public final class Fiber extends Waiter {
         } catch (ArithmeticException overflow) {
             nanos = timeout.isNegative() ? 0 : Long.MAX_VALUE / 2;
         }
-        return System.nanoTime() + Math.max(0, Math.min(nanos, Long.MAX_VALUE / 2));
+        return Math.max(0, Math.min(nanos, Long.MAX_VALUE / 2));
     }
 
     @Override

@@ -335,14 +335,8 @@ public final class Scheduler implements AutoCloseable {
         if (timeout.isNegative()) {
             throw new IllegalArgumentException("close timeout must not be negative, was " + timeout);
         }
-        long nanos;
-        try {
-            nanos = timeout.toNanos();
-        } catch (ArithmeticException overflow) { // ~292 years or more: never, as Fiber.deadlineAfter reads it
-            nanos = Long.MAX_VALUE / 2;
-        }
         // The timeout itself, not a deadline minus a later clock reading: close(1 s) logs "close(1000 ms)".
-        closing.closeWithin(Math.min(nanos, Long.MAX_VALUE / 2));
+        closing.closeWithin(Fiber.timeoutNanos(timeout));
     }
 
     /**

@@ -140,14 +140,14 @@ final class Steals {
                 buffer[added] = null;
             }
         } catch (Throwable t) {
-            if (added < 0) {
-                work.keepPending(first);
-                added = 0;
+            TaskInbox.Node head = new TaskInbox.Node(added < 0 ? first : buffer[added]);
+            TaskInbox.Node tail = head;
+            for (int i = added + 1; i < n; i++) {
+                tail.next = new TaskInbox.Node(buffer[i]);
+                tail = tail.next;
             }
-            for (int i = added; i < n; i++) {
-                work.keepPending(buffer[i]);
-                buffer[i] = null;
-            }
+            Arrays.fill(buffer, 0, n, null);
+            work.keepPending(head);
             throw t;
         }
     }

@@ -280,22 +280,21 @@ final class Work {
     }
 
     /**
-     * keepPending(task) puts last among the pending tasks one that the policy refused after it was
-     * taken from elsewhere (a steal): it has no other queue to go back to, and the next drain offers
-     * it to the policy again.
+     * keepPending(head) puts last among the pending tasks a chain of tasks the policy refused
+     * after they were taken from elsewhere (a steal): they have no other queue to go back to, and
+     * the next drain offers them to the policy again, in order.
      */
     @GuardedBy("lock")
-    void keepPending(Task task) {
-        TaskInbox.Node node = new TaskInbox.Node(task);
+    void keepPending(TaskInbox.Node head) {
         if (pendingTasks == null) {
-            pendingTasks = node;
+            pendingTasks = head;
             return;
         }
         TaskInbox.Node last = pendingTasks;
         while (last.next != null) {
             last = last.next;
         }
-        last.next = node;
+        last.next = head;
     }
 
     /** addInOrder(node) adds a chain of inbox tasks to the policy; those it does not take become pendingTasks. */

@@ -128,19 +128,20 @@ internal class LimitedMarlDispatcher(
         }
         pending.removeFirst()
         places++
-        if (places < parallelism && pending.firstOrNull()?.arrived == true) RUN_AND_ADMIT else RUN
+        if (mayAdmit()) RUN_AND_ADMIT else RUN
     }
 
     /** Takes a free place for the oldest step not started, if it has arrived, and returns it; else null. */
     private fun admitArrived(): Step? = synchronized(lock) {
-        val next = pending.firstOrNull()
-        if (places >= parallelism || next == null || !next.arrived) {
+        if (!mayAdmit()) {
             return null
         }
-        pending.removeFirst()
         places++
-        next
+        pending.removeFirst()
     }
+
+    /** Whether a place is free and the oldest step not started has arrived to take it. Needs [lock]. */
+    private fun mayAdmit(): Boolean = places < parallelism && pending.firstOrNull()?.arrived == true
 
     /**
      * Removes [step], which the root refused or which could not be dispatched, from [pending]; if
@@ -151,7 +152,7 @@ internal class LimitedMarlDispatcher(
             if (!pending.remove(step)) {
                 return
             }
-            if (places < parallelism && pending.firstOrNull()?.arrived == true) {
+            if (mayAdmit()) {
                 places++ // handed on below, as the place of a step that ended
                 true
             } else {
@@ -223,17 +224,17 @@ internal class LimitedMarlDispatcher(
     private fun passOn(first: Step) {
         var view = this
         var next: Step? = first
-        val pending = ArrayDeque<LimitedMarlDispatcher>()
+        val released = ArrayDeque<LimitedMarlDispatcher>()
         while (true) {
             if (next != null) {
-                HANDING_ON.set(pending) // a refusal of this hand-off queues its release here
+                HANDING_ON.set(released) // a refusal of this hand-off queues its release here
                 try {
-                    view.handOn(next, pending)
+                    view.handOn(next, released)
                 } finally {
                     HANDING_ON.remove()
                 }
             }
-            view = pending.removeFirstOrNull() ?: return
+            view = released.removeFirstOrNull() ?: return
             next = view.takeNextOrFree()
         }
     }

@@ -76,6 +76,25 @@ public class MarlDispatcher internal constructor(public val scheduler: Scheduler
     private val zeroWorkers = scheduler.config().workerThreadCount == 0
 
     /**
+     * The inbox of the [runSuspending] call that [context]'s coroutine belongs to, if that call
+     * waits on a bound thread of this scheduler other than the calling one (only a scheduler with
+     * no worker threads has such calls): its steps run there, not here. Null otherwise.
+     */
+    private fun foreignInbox(context: CoroutineContext): BoundThreadInbox? {
+        if (!zeroWorkers) {
+            return null
+        }
+        val inbox = context[BoundThreadInbox] ?: return null
+        return if (inbox.scheduler === scheduler && inbox.owner !== Thread.currentThread()) inbox else null
+    }
+
+    /**
+     * Whether a step of a coroutine with [context] may run on the calling thread, which runs tasks
+     * of this scheduler: unless [dispatch] would send it to another bound thread ([foreignInbox]).
+     */
+    internal fun runsHere(context: CoroutineContext): Boolean = foreignInbox(context) == null
+
+    /**
      * Enqueues [block] as a task of [scheduler]. If the scheduler refuses it (it is closed, or it has
      * no worker threads and the calling thread is not bound to it), cancels the job of [context]
      * with the refusal as the cause and runs [block] on [Dispatchers.IO] so it observes that.
@@ -83,27 +102,9 @@ public class MarlDispatcher internal constructor(public val scheduler: Scheduler
      * @param context the context of the coroutine being resumed.
      * @param block the coroutine's next step.
      */
-    /**
-     * Whether a step of a coroutine with [context] may run on the calling thread, which runs tasks
-     * of this scheduler: always with worker threads; without, unless the coroutine belongs to a
-     * [runSuspending] call waiting on another bound thread, to which [dispatch] would send it.
-     */
-    internal fun runsHere(context: CoroutineContext): Boolean {
-        if (!zeroWorkers) {
-            return true
-        }
-        val inbox = context[BoundThreadInbox] ?: return true
-        return inbox.scheduler !== scheduler || inbox.owner === Thread.currentThread()
-    }
-
     override fun dispatch(context: CoroutineContext, block: Runnable) {
-        if (zeroWorkers) {
-            val inbox = context[BoundThreadInbox]
-            if (inbox != null && inbox.scheduler === scheduler && Thread.currentThread() !== inbox.owner &&
-                inbox.offer(context, block)
-            ) {
-                return // the bound thread waiting in runSuspending enqueues it
-            }
+        if (foreignInbox(context)?.offer(context, block) == true) {
+            return // the bound thread waiting in runSuspending enqueues it
         }
         try {
             scheduler.enqueue(Task(block))

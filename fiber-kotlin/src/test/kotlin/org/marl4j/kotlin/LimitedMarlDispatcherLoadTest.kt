@@ -66,21 +66,6 @@ class LimitedMarlDispatcherLoadTest {
         assertEquals(50 * 20, root.get())
     }
 
-    /** A policy whose queue is bounded: while full, it throws as a bounded java.util.Queue's add() does. */
-    class FullQueue : org.marl4j.ForwardingPolicy() {
-        override fun enqueued(task: org.marl4j.Task) {
-            if (FULL.getAndDecrement() > 0) {
-                throw IllegalStateException("Queue full")
-            }
-            super.enqueued(task)
-        }
-
-        companion object {
-            /** How many more enqueues find the queue full. */
-            val FULL = AtomicInteger()
-        }
-    }
-
     /**
      * Many steps parked behind the view's one place, and the root refuses the hand-off (its policy
      * throws IllegalStateException, which MarlDispatcher.dispatch treats as a refusal): each step
@@ -92,8 +77,9 @@ class LimitedMarlDispatcherLoadTest {
         val errors = TaskErrors()
         val ran = AtomicInteger()
         val n = 100_000
-        FullQueue.FULL.set(0)
-        Scheduler(errors.config(0).setSchedulingPolicy { FullQueue() }).use { scheduler ->
+        val full = AtomicInteger() // how many more enqueues find the queue full
+        val policy = { RefusingPolicy { if (full.getAndDecrement() > 0) IllegalStateException("Queue full") else null } }
+        Scheduler(errors.config(0).setSchedulingPolicy(policy)).use { scheduler ->
             scheduler.bind()
             val view = scheduler.asCoroutineDispatcher().limitedParallelism(1)
             val release = org.marl4j.Event()
@@ -101,9 +87,9 @@ class LimitedMarlDispatcherLoadTest {
             repeat(n - 1) { view.dispatch(EmptyCoroutineContext, Runnable { ran.incrementAndGet() }) }
             // Runs after every step above has started: the first waits for it, the others park; then
             // the queue is full for exactly the n - 1 hand-offs.
-            scheduler.enqueue(org.marl4j.Task { FullQueue.FULL.set(n - 1); release.signal() })
+            scheduler.enqueue(org.marl4j.Task { full.set(n - 1); release.signal() })
         } // close unbinds: runs the tasks
-        FullQueue.FULL.set(0)
+        full.set(0)
         org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(20)).until { ran.get() >= n }
         assertEquals(n, ran.get())
         assertTrue(errors.errors().none { generateSequence(it) { e -> e.cause }.any { e -> e is StackOverflowError } },

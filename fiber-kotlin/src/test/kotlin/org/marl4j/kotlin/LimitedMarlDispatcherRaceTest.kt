@@ -14,7 +14,6 @@ import org.junit.jupiter.params.provider.CsvSource
 import org.junit.jupiter.params.provider.ValueSource
 import org.marl4j.Event
 import org.marl4j.Fiber
-import org.marl4j.ForwardingPolicy
 import org.marl4j.Scheduler
 import org.marl4j.Task
 import org.marl4j.TaskErrors
@@ -185,21 +184,6 @@ class LimitedMarlDispatcherRaceTest {
         assertFalse(resumedWhileHeld.get(), "the delay's resumption ran while another step held the only place")
     }
 
-    /** A policy whose queue refuses about one enqueue in [ONE_IN] while [ON], as a bounded queue under load does. */
-    class SometimesFull : ForwardingPolicy() {
-        override fun enqueued(task: Task) {
-            if (ON.get() && java.util.concurrent.ThreadLocalRandom.current().nextInt(ONE_IN) == 0) {
-                throw IllegalStateException("Queue full")
-            }
-            super.enqueued(task)
-        }
-
-        companion object {
-            val ON = AtomicBoolean()
-            const val ONE_IN = 8
-        }
-    }
-
     /**
      * A root whose queue refuses enqueues at random, hand-offs included, while steps of nested views
      * run in batches, fiber-wait, throw and dispatch more: each step runs exactly once (on the
@@ -214,8 +198,14 @@ class LimitedMarlDispatcherRaceTest {
         val runs = AtomicIntegerArray(STEPS)
         val running = AtomicInteger()
         val most = AtomicInteger()
-        SometimesFull.ON.set(false)
-        Scheduler(errors.config(workers).setSchedulingPolicy { SometimesFull() }).use { scheduler ->
+        // While on, the root's queue refuses about one enqueue in 8, as a bounded queue under load does.
+        val full = AtomicBoolean()
+        val policy = {
+            RefusingPolicy {
+                if (full.get() && java.util.concurrent.ThreadLocalRandom.current().nextInt(8) == 0) IllegalStateException("Queue full") else null
+            }
+        }
+        Scheduler(errors.config(workers).setSchedulingPolicy(policy)).use { scheduler ->
             scheduler.bind()
             val levels = views(scheduler, which)
             val view = levels.last()
@@ -240,7 +230,7 @@ class LimitedMarlDispatcherRaceTest {
                     throw UnsupportedOperationException("step $index failed")
                 }
             }
-            SometimesFull.ON.set(true)
+            full.set(true)
             try {
                 for (index in 0 until STEPS) {
                     if (index % 3 != 1) {
@@ -249,7 +239,7 @@ class LimitedMarlDispatcherRaceTest {
                 }
                 TestSchedulers.get(done)
             } finally {
-                SometimesFull.ON.set(false)
+                full.set(false)
             }
             yieldUntil { levels.all { it.placesTaken() == 0 && it.waitingSteps() == 0 } }
         }

@@ -29,9 +29,7 @@ import org.junit.jupiter.params.provider.CsvSource
 import org.junit.jupiter.params.provider.ValueSource
 import org.marl4j.Event
 import org.marl4j.Fiber
-import org.marl4j.ForwardingPolicy
 import org.marl4j.Scheduler
-import org.marl4j.Task
 import org.marl4j.TaskErrors
 import org.marl4j.TestSchedulers
 import java.time.Duration
@@ -253,25 +251,14 @@ class LimitedMarlDispatcherTest {
 
     // ---------------------------------------------------------------- each step accepted or refused as by the root
 
-    class ThrowOnce : ForwardingPolicy() {
-        override fun enqueued(task: Task) {
-            if (THROW.compareAndSet(true, false)) {
-                throw IllegalArgumentException("policy failed once")
-            }
-            super.enqueued(task)
-        }
-
-        companion object {
-            val THROW = AtomicBoolean()
-        }
-    }
-
     @Test
     fun aDispatchWhoseEnqueueThrows_failsThatDispatchOnly_andTheViewGoesOn() {
         val errors = TaskErrors()
-        Scheduler(errors.config(1).setSchedulingPolicy { ThrowOnce() }).use { scheduler ->
+        val throwOnce = AtomicBoolean()
+        val policy = { RefusingPolicy { if (throwOnce.compareAndSet(true, false)) IllegalArgumentException("policy failed once") else null } }
+        Scheduler(errors.config(1).setSchedulingPolicy(policy)).use { scheduler ->
             val view = scheduler.asCoroutineDispatcher().limitedParallelism(1)
-            ThrowOnce.THROW.set(true)
+            throwOnce.set(true)
             assertThrows<IllegalArgumentException> { view.dispatch(EmptyCoroutineContext, Runnable {}) }
             val ran = CountDownLatch(1)
             view.dispatch(EmptyCoroutineContext, Runnable { ran.countDown() })

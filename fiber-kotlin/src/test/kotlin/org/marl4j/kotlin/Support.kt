@@ -2,7 +2,9 @@ package org.marl4j.kotlin
 
 import kotlinx.coroutines.CoroutineScope
 import org.marl4j.Fiber
+import org.marl4j.ForwardingPolicy
 import org.marl4j.Scheduler
+import org.marl4j.Task
 import org.marl4j.TestSchedulers
 
 /** The name kotlinx gives its fallback timer thread, which this module must never start. */
@@ -28,5 +30,17 @@ internal fun yieldUntil(condition: () -> Boolean) {
     while (!condition()) {
         check(System.nanoTime() - deadline < 0) { "condition not met within ${TestSchedulers.PATIENCE}" }
         Fiber.yield()
+    }
+}
+
+/**
+ * A FIFO scheduling policy whose enqueue throws what [refusal] returns for each task (as a full
+ * bounded queue's add() does), or queues the task when it returns null. The closure keeps each
+ * test's switch its own, with no state shared between tests.
+ */
+internal class RefusingPolicy(private val refusal: () -> Throwable?) : ForwardingPolicy() {
+    override fun enqueued(task: Task) {
+        refusal()?.let { throw it }
+        super.enqueued(task)
     }
 }
