@@ -9,11 +9,14 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -85,6 +88,18 @@ class DemoTest {
     void summary_marl4jAheadOfBoth_saysSo() {
         assertSummary(summary(3_000, 2_500, 1_500), List.of("went past that ceiling", "this is the point of the demo",
                 "marl4j served more here"), List.of("Virtual threads served more"));
+    }
+
+    @Test
+    void inTurn_everyRoundMeasuresEveryServer_andEachServerGoesFirstOnce() {
+        int servers = 3;
+        Set<Integer> firsts = new HashSet<>();
+        for (int round = 0; round < servers; round++) {
+            int[] order = HttpServerDemo.inTurn(round, servers);
+            assertEquals(Set.of(0, 1, 2), Arrays.stream(order).boxed().collect(Collectors.toSet()), Arrays.toString(order));
+            firsts.add(order[0]);
+        }
+        assertEquals(Set.of(0, 1, 2), firsts);
     }
 
     private static void assertSummary(String text, List<String> says, List<String> neverSays) {
