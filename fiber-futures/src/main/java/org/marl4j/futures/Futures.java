@@ -37,8 +37,11 @@ import org.marl4j.Task;
  * <p>Waiting: called on a fiber ({@link Fiber#current()} is non-null: inside a task, or on a thread
  * bound with {@link Scheduler#bind()}), the await methods suspend only that fiber; its worker thread
  * goes on running other tasks and fibers, and the fiber is re-queued on its own worker when the
- * stage completes, from whatever thread completes it. Called on any other thread, they block it.
- * A stage that is already complete is answered at once, without suspending. Waits are not
+ * stage completes, from whatever thread completes it. Called on any other thread, they block it,
+ * except a thread Reactor marks non-blocking (its {@code parallel()} and {@code single()}
+ * schedulers' threads), where, like Reactor's {@code block()}, they throw
+ * {@link IllegalStateException} instead of waiting. A stage that is already complete is answered
+ * at once, without suspending. Waits are not
  * interruptible (as {@link CompletableFuture#join()}); on a plain or bound thread the interrupt
  * status stays pending for the code after the wait (on a worker thread, see {@link org.marl4j.Fiber}).
  *
@@ -61,6 +64,7 @@ public final class Futures {
      * @throws CancellationException if the stage was cancelled
      * @throws AwaitException if the stage failed with a checked exception (the cause)
      * @throws RuntimeException or {@link Error}: the stage's own failure, unwrapped
+     * @throws IllegalStateException if it would wait off a fiber on a thread Reactor marks non-blocking
      * @throws NullPointerException if stage is null
      */
     public static <T> T await(CompletionStage<T> stage) {
@@ -86,6 +90,9 @@ public final class Futures {
         }
         Outcome<T> outcome = new Outcome<>();
         stage.whenComplete(outcome);
+        if (!outcome.isDone()) {
+            NonBlockingThreads.checkMayBlock("Futures.await");
+        }
         outcome.await();
         return outcome.get();
     }
@@ -127,6 +134,7 @@ public final class Futures {
      * @param timeout how long to wait at most
      * @return the stage's result
      * @throws TimeoutException if the stage did not complete within {@code timeout}
+     * @throws IllegalStateException if it would wait off a fiber on a thread Reactor marks non-blocking
      * @throws NullPointerException if stage or timeout is null
      */
     public static <T> T await(CompletionStage<T> stage, Duration timeout) throws TimeoutException {
@@ -143,6 +151,9 @@ public final class Futures {
         }
         boolean completed = false;
         try {
+            if (!outcome.isDone() && nanos > 0) {
+                NonBlockingThreads.checkMayBlock("Futures.await");
+            }
             completed = outcome.await(nanos);
         } finally {
             if (!completed && waiters != null) {
@@ -164,6 +175,7 @@ public final class Futures {
      * @param <T> the stages' common result type
      * @param stages the stages to wait for
      * @return their results, in the order of {@code stages}
+     * @throws IllegalStateException if it would wait off a fiber on a thread Reactor marks non-blocking
      * @throws NullPointerException if the array or one of its stages is null
      */
     @SafeVarargs
@@ -191,6 +203,9 @@ public final class Futures {
                 slots.add(slot);
                 join(list.get(i), slot, joined);
             }
+            if (!all.isDone()) {
+                NonBlockingThreads.checkMayBlock("Futures.awaitAll");
+            }
             all.await();
         } finally {
             for (int i = 0; i < joined.size(); i++) {
@@ -210,6 +225,7 @@ public final class Futures {
      * @param stages the stages to wait for; at least one
      * @return the result of the first stage to complete normally
      * @throws IllegalArgumentException if there are no stages (there would be nothing to wait for)
+     * @throws IllegalStateException if it would wait off a fiber on a thread Reactor marks non-blocking
      * @throws NullPointerException if the array or one of its stages is null
      */
     @SafeVarargs
@@ -238,6 +254,9 @@ public final class Futures {
                     break; // an already-complete stage won: no need to register on the rest
                 }
                 join(stage, outcome, joined);
+            }
+            if (!outcome.isDone()) {
+                NonBlockingThreads.checkMayBlock("Futures.awaitAny");
             }
             outcome.await();
         } finally {
