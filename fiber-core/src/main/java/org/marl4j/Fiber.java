@@ -42,9 +42,10 @@ import java.util.function.BooleanSupplier;
  *       one of them, the wait never ends, and marl4j logs a warning saying so after a second.
  *       Do not wait on a marl4j primitive inside a static initializer.
  *   <li>Fiber waits are not interruptible. On a bound thread the interrupt status is the
- *       application's and stays pending across waits. On a worker thread it is cleared before
- *       each task (as {@code ThreadPoolExecutor} does), and a fiber's does not survive its waits:
- *       other fibers' tasks run on the thread meanwhile.
+ *       application's and stays pending across waits. On a worker thread each fiber has its own,
+ *       as each virtual thread does: the status a fiber had when it suspended is its own again
+ *       when it resumes, and no other fiber sees it meanwhile; and it is cleared before each
+ *       task (as {@code ThreadPoolExecutor} does), so a status one task leaves is not the next one's.
  * </ul>
  *
  * <p>A thread bound with {@link Scheduler#bind()} has a fiber too (its "main fiber"): when it
@@ -120,12 +121,14 @@ public final class Fiber extends Waiter {
     Fiber inboxNext;
     /** True from a wake() that pushed this fiber onto its worker's inbox until the owner takes it off. */
     volatile boolean inInbox;
-    /** PINNED and RELOCKING bits, written by the worker's thread only (one byte: a Fiber is 64 bytes). */
+    /** PINNED, RELOCKING and INTERRUPTED bits, written by the worker's thread only (one byte: a Fiber is 64 bytes). */
     private byte flags;
     /** Set while this fiber is pinned: blocking its worker's thread in a wait with its continuation mounted. */
     private static final byte PINNED = 1;
     /** Set while this fiber takes a wait's user lock again (see FiberWaits.relock): cancellation spares it. */
     private static final byte RELOCKING = 2;
+    /** Set while this fiber, suspended on a worker thread, keeps the interrupt status it had (see FiberWaits.switchAway). */
+    private static final byte INTERRUPTED = 4;
     /**
      * True when a wait ended un-notified after a notifier had taken this fiber's own waiter node
      * (the Waiter fields this class inherits): the node is in use until {@code notified} is set.
@@ -191,6 +194,20 @@ public final class Fiber extends Waiter {
     /** setRelocking(relocking) marks FiberWaits.relock's start and end; the worker's thread only. */
     void setRelocking(boolean relocking) {
         flags = (byte) (relocking ? flags | RELOCKING : flags & ~RELOCKING);
+    }
+
+    /**
+     * keepInterrupt(interrupted) keeps, while the fiber is suspended, the interrupt status it had
+     * when it suspended; takeInterrupt() returns it and forgets it. The worker's thread only.
+     */
+    void keepInterrupt(boolean interrupted) {
+        flags = (byte) (interrupted ? flags | INTERRUPTED : flags & ~INTERRUPTED);
+    }
+
+    boolean takeInterrupt() {
+        boolean interrupted = (flags & INTERRUPTED) != 0;
+        flags = (byte) (flags & ~INTERRUPTED);
+        return interrupted;
     }
 
     /** isMain() is whether this is a worker's main fiber: its thread's own stack, not a continuation. */

@@ -314,14 +314,39 @@ final class FiberWaits {
     @GuardedBy("lock")
     private void switchAway(Fiber fiber) {
         worker.suspended.add(fiber); // before the yield: the fiber is listed whenever a dumper holds the lock
+        keepInterrupt(fiber);
         if (fiber.isMain()) {
             worker.trampoline();
         } else if (!FiberContinuation.suspend()) {
             PinnedWait.block(worker, fiber);
         }
+        restoreInterrupt(fiber);
         worker.suspended.remove(fiber);
         fiber.changeState(Fiber.State.QUEUED, Fiber.State.RUNNING);
         work.progressed();
+    }
+
+    /**
+     * keepInterrupt(fiber), as a fiber on a worker thread suspends, takes the thread's interrupt
+     * status into the fiber (in its flags: nothing more lives across the switch), so that the
+     * fibers and tasks that run on the thread meanwhile do not see it; restoreInterrupt(fiber), as
+     * it resumes, gives it back, and drops any status left on the thread by what ran meanwhile (a
+     * task that ended interrupted, before the worker resumed this fiber). A bound thread's status is
+     * the application's and is left alone (see {@link Fiber}).
+     */
+    private void keepInterrupt(Fiber fiber) {
+        if (worker.mode == Worker.Mode.MULTI_THREADED) {
+            fiber.keepInterrupt(Thread.interrupted());
+        }
+    }
+
+    private void restoreInterrupt(Fiber fiber) {
+        if (worker.mode == Worker.Mode.MULTI_THREADED) {
+            Thread.interrupted(); // not this fiber's: left by what ran meanwhile
+            if (fiber.takeInterrupt()) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 
     /** switchAwayRecorded(fiber, timed) is {@link #switchAway} while a JFR recording has {@link FiberSuspendEvent} on. */

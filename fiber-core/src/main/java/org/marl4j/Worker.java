@@ -479,9 +479,8 @@ final class Worker implements Runnable {
      * clearInterruptForNextTask() clears a worker thread's interrupt status before it starts a task,
      * as {@code ThreadPoolExecutor} does: a status one task left set (a cancelled blocking call, a
      * re-asserted interrupt) is not the next task's. A bound thread keeps its status: it belongs to
-     * the application code that bound it. So on a worker thread a fiber's interrupt status does not
-     * survive its waits: another fiber's task may run on the thread meanwhile (and {@link Sleeping#sleep}
-     * consumes an interrupt that ends a worker's sleep).
+     * the application code that bound it. A fiber that waits keeps its own status meanwhile
+     * ({@code FiberWaits.switchAway}).
      */
     private void clearInterruptForNextTask() {
         if (mode == Mode.MULTI_THREADED) {

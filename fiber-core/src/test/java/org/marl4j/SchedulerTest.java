@@ -80,40 +80,6 @@ class SchedulerTest {
         TestSchedulers.assertNoThreadsLeft(config.getThreadNamePrefix());
     }
 
-    @ParameterizedTest(name = "{0} worker threads")
-    @ValueSource(ints = {1, 2})
-    void anInterruptOneTaskLeavesOnItsWorkerThread_isClearedBeforeTheNextTask(int workers) {
-        try (Scheduler scheduler = new Scheduler(TestSchedulers.config(workers))) {
-            for (int round = 0; round < 50; round++) {
-                // Both on one worker, back to back: the first sets its thread's status and ends.
-                AtomicBoolean sawInterrupt = new AtomicBoolean(true);
-                WaitGroup done = new WaitGroup(1);
-                scheduler.enqueue(new Task(() -> {
-                    Thread.currentThread().interrupt();
-                    scheduler.enqueue(new Task(() -> {
-                        sawInterrupt.set(Thread.currentThread().isInterrupted());
-                        done.done();
-                    }));
-                }));
-                done.await();
-                assertFalse(sawInterrupt.get(), "round " + round + ": the next task started with the thread interrupted");
-            }
-        }
-    }
-
-    @Test
-    void aBoundThreadKeepsItsInterruptStatus_acrossTheTasksItRuns() {
-        try (Scheduler scheduler = new Scheduler(TestSchedulers.config(0))) {
-            scheduler.bind();
-            Thread.currentThread().interrupt();
-            WaitGroup done = new WaitGroup(1);
-            Marl.schedule(done::done);
-            done.await(); // the task runs on this thread meanwhile
-            scheduler.unbind();
-            assertTrue(Thread.interrupted(), "the application's interrupt was lost");
-        }
-    }
-
     @Test
     void bind_makesGetReturnTheScheduler_andUnbindClearsIt() {
         try (Scheduler scheduler = new Scheduler(TestSchedulers.config(0))) {
