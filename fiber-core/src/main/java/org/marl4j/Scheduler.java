@@ -483,14 +483,28 @@ public final class Scheduler implements AutoCloseable {
         }
     }
 
-    /** reportUncaught(t) hands a task's exception to the configured handler; the worker keeps running. */
+    /**
+     * reportUncaught(t) hands a task's exception to the configured handler, else to the thread's own
+     * (or the JVM's default handler); the worker keeps running. With none of those set, it prints
+     * the trace itself rather than let the JDK print "Exception in thread "main"", which reads as if
+     * that thread had died when it goes on running tasks.
+     */
     void reportUncaught(Throwable t) {
         Thread thread = Thread.currentThread();
         Thread.UncaughtExceptionHandler handler = config.uncaughtExceptionHandler != null
                 ? config.uncaughtExceptionHandler
                 : thread.getUncaughtExceptionHandler();
         try {
-            handler.uncaughtException(thread, t);
+            // A plain ThreadGroup as the handler means the thread has none of its own: with no
+            // JVM-wide default either, the group would print the JDK's line.
+            boolean jdkWouldPrint = handler == null
+                    || handler.getClass() == ThreadGroup.class && Thread.getDefaultUncaughtExceptionHandler() == null;
+            if (!jdkWouldPrint) {
+                handler.uncaughtException(thread, t);
+            } else {
+                System.err.print("Exception in a marl4j task on thread \"" + thread.getName() + "\" (the thread goes on): ");
+                t.printStackTrace(System.err);
+            }
         } catch (Throwable ignored) {
             // A failing handler must not take the worker down with it.
         }
@@ -583,7 +597,11 @@ public final class Scheduler implements AutoCloseable {
 
         /**
          * setUncaughtExceptionHandler(handler) sets who hears about tasks that throw. By default, the
-         * uncaught-exception handler of the thread the task ran on. The worker keeps running either way.
+         * uncaught-exception handler of the thread the task ran on, or the JVM's default handler;
+         * with neither set, the trace is printed to {@code System.err} after
+         * {@code Exception in a marl4j task on thread "name" (the thread goes on):} (where the JDK
+         * would print {@code Exception in thread "name"}, which reads as if the thread had died).
+         * The worker keeps running either way.
          * An exception the handler itself throws is ignored, as the JVM ignores one thrown by a
          * thread's handler: report from the handler without throwing, or the task's exception is lost.
          *

@@ -1,0 +1,55 @@
+package org.marl4j;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A task that throws, with no handler configured, set on the thread or set JVM-wide: its trace is
+ * printed under a heading that says the thread goes on, not the JDK's "Exception in thread", which
+ * reads as if it had died. In a child JVM, whose System.err and default handler are its own.
+ */
+class UncaughtReportTest {
+
+    private static String runProbe(String... args) throws Exception {
+        List<String> command = new java.util.ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
+                "--add-exports", "java.base/jdk.internal.vm=ALL-UNNAMED",
+                "-cp", System.getProperty("java.class.path"), UncaughtReportProbe.class.getName()));
+        command.addAll(List.of(args));
+        Process process = new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                .start();
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(process.waitFor(60, TimeUnit.SECONDS), "probe JVM did not exit");
+        assertEquals(0, process.exitValue(), output);
+        return output;
+    }
+
+    @Test
+    void withNoHandler_theTraceSaysTheThreadGoesOn_onABoundThreadAndOnAWorker() throws Exception {
+        String output = runProbe();
+        assertTrue(output.contains("Exception in a marl4j task on thread \"main\" (the thread goes on): "
+                + "java.lang.IllegalStateException: boom on main"), output);
+        assertTrue(output.contains("Exception in a marl4j task on thread \"probe-worker-0\" (the thread goes on): "
+                + "java.lang.IllegalStateException: boom on a worker"), output);
+        assertTrue(output.contains("\tat org.marl4j.UncaughtReportProbe"), "prints the trace: " + output);
+        assertFalse(output.contains("Exception in thread"), output);
+        assertTrue(output.contains("main went on"), output);
+    }
+
+    @Test
+    void aJvmWideDefaultHandler_hearsOfIt_asBefore() throws Exception {
+        String output = runProbe("default-handler");
+        assertTrue(output.contains("default handler: boom on main on main"), output);
+        assertTrue(output.contains("default handler: boom on a worker on probe-worker-0"), output);
+        assertFalse(output.contains("Exception in"), output);
+        assertTrue(output.contains("main went on"), output);
+    }
+}
