@@ -249,7 +249,7 @@ final class FiberWaits {
             if (work.deadlines.hasDeadlines()) {
                 work.deadlines.expireDeadlines(System.nanoTime());
             }
-            work.drainInbox(); // tasks and wakes other threads left count as work to yield to
+            work.inboxes.drainInbox(); // tasks and wakes other threads left count as work to yield to
             if (work.num() == 0) {
                 return;
             }

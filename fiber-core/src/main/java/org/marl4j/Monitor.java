@@ -176,7 +176,7 @@ final class Monitor {
             }
             int queued = work.queued();
             // Fibers woken from other threads wait in its inbox, for it alone: warn of them too.
-            if ((queued > 0 || work.hasWokenFibers())
+            if ((queued > 0 || work.inboxes.hasWokenFibers())
                     && now - progressSince[i] >= strandedWarningNanos && warnedProgress[i] != progress) {
                 warnedProgress[i] = progress;
                 warnStranded(workers[i], now - progressSince[i]);

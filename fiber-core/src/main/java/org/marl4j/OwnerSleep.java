@@ -70,7 +70,7 @@ final class OwnerSleep {
      * spuriously. Called by the owner, with lock held; {@code idle} says it sleeps for want of work
      * (so the monitor may send it to steal) rather than in a pinned fiber's wait; such a sleep that
      * blocks is counted in {@link WorkerStats#idleSleeps}. It returns at once if the inboxes hold
-     * anything undrained ({@link Work#hasUndrained()}).
+     * anything undrained ({@link Inboxes#hasUndrained()}).
      */
     @GuardedBy("lock")
     void sleep(boolean idle, long maxNanos) throws InterruptedException {
@@ -82,7 +82,7 @@ final class OwnerSleep {
             work.setActivity(Work.IDLE);
         }
         try {
-            if (work.hasUndrained()) {
+            if (work.inboxes.hasUndrained()) {
                 return; // a fiber was woken or a task enqueued meanwhile: the caller drains the inboxes
             }
             long nanos = maxNanos;

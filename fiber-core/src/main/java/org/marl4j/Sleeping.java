@@ -54,7 +54,7 @@ final class Sleeping {
      */
     @GuardedBy("lock")
     void waitForWork() {
-        work.drainInbox();
+        work.inboxes.drainInbox();
         if (work.deadlines.hasDeadlines()) {
             work.deadlines.expireDeadlines(System.nanoTime());
         }
@@ -131,7 +131,7 @@ final class Sleeping {
             // status, restored once the wait is over (restoring it here would fail the next sleep).
             interruptedWhileAsleep |= mode == Mode.SINGLE_THREADED;
         }
-        work.drainInbox(); // a pinned wait (PinnedWait) sees its fiber QUEUED only once this ran
+        work.inboxes.drainInbox(); // a pinned wait (PinnedWait) sees its fiber QUEUED only once this ran
         if (work.deadlines.hasDeadlines()) {
             work.deadlines.expireDeadlines(System.nanoTime());
         }
@@ -142,7 +142,7 @@ final class Sleeping {
             } finally {
                 lock.lock();
             }
-            work.drainInbox(); // what a cancellation woke
+            work.inboxes.drainInbox(); // what a cancellation woke
         }
     }
 

@@ -71,7 +71,7 @@ final class Spinning {
             work.setActivity(Work.ACTIVE);
         }
         keepStolen(stolen);
-        work.drainInbox();
+        work.inboxes.drainInbox();
         if (work.num() > 0) {
             budget.workFound(spinEnd);
             return true;

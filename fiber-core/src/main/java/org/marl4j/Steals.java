@@ -147,7 +147,7 @@ final class Steals {
                 tail = tail.next;
             }
             Arrays.fill(buffer, 0, n, null);
-            work.keepPending(head);
+            work.inboxes.keepPending(head);
             throw t;
         }
     }

@@ -10,9 +10,10 @@ import java.util.concurrent.RejectedExecutionException;
  * timers come due, the scheduler stops it, and its monitor looks at it (and files the due timers of
  * an owner stalled in a task). The worker's own run loop
  * lives in {@link Worker}; the batch steals in {@link Steals}, the owner's sleep, with the
- * calls that end it, in {@link OwnerSleep}, and the deadline heap, with the filing, cancelling and
- * expiring of timed waits and delayed tasks, in {@link Deadlines}: all three held here and all
- * under this class's lock.
+ * calls that end it, in {@link OwnerSleep}, the deadline heap, with the filing, cancelling and
+ * expiring of timed waits and delayed tasks, in {@link Deadlines}, and the tasks and wakes that
+ * come without the lock, with their draining into the policy, in {@link Inboxes}: all four held
+ * here, and all under this class's lock where they need one.
  *
  * <p>What it holds, all guarded by {@link #lock}: the {@link SchedulingPolicy}, with the queued
  * tasks and the ready fibers in the order it decides; the {@link Deadlines} heap of fibers waiting
@@ -21,13 +22,11 @@ import java.util.concurrent.RejectedExecutionException;
  * in the policy, written under the lock and read without it by a spinning owner, thieves and the
  * monitor.
  *
- * <p>Inboxes: with a built-in policy, a task enqueued from another thread goes onto the lock-free
- * {@link TaskInbox}, one the owner's own thread made (its tasks stay here, see {@link
- * Scheduler#enqueue}) into its single-producer {@link LocalTaskRing}, and a fiber woken from
- * another thread onto the {@link WakeInbox}; whoever holds
- * the lock next (the owner at each turn of its loop and around each sleep, or a thief before it
- * steals) moves them into the policy in one batch ({@link #drainInbox()}), so the policy still sees
- * every task and fiber, in push order. {@code num} counts only what the policy holds; readers
+ * <p>Inboxes: with a built-in policy, {@link #tryEnqueue} and {@link #enqueueOwn}, and a {@link
+ * #wake} from another thread, push onto lock-free {@link Inboxes} rather than take the lock, and
+ * whoever holds it next moves them into the policy ({@link Inboxes#drainInbox()}). The entry points
+ * here keep the rest: the locked path (a custom policy, a full ring), the signal to a sleeping
+ * owner, a wake on the owner's thread. {@code num} counts only what the policy holds; readers
  * without the lock add the inboxes ({@link #queued()}, {@link #hasArrivals()}); {@code numTasks}
  * counts the tasks among {@code num}, for thieves ({@link #tasksQueued()}).
  *
@@ -77,26 +76,10 @@ final class Work {
     final Steals steals;
     /** The deadline heap, of fibers waiting with a timeout and delayed tasks, and the calls that file, cancel and expire them. */
     final Deadlines deadlines;
-    /** Fibers other threads woke, not yet taken by the owner ({@link #drainInbox()}). */
-    final WakeInbox inbox = new WakeInbox();
-    /**
-     * Tasks enqueued by {@link #tryEnqueue} without the lock, not yet in the policy. Used only with
-     * a built-in policy, which never throws: a custom policy's {@code enqueued} runs in the
-     * enqueuer's call, under the lock, so its exception still reaches the enqueuer.
-     */
-    final TaskInbox taskInbox = new TaskInbox();
-    /**
-     * Tasks the owner's own thread enqueued here ({@link #enqueueOwn}), without the lock, not yet in
-     * the policy: the single-producer counterpart of taskInbox. With a built-in policy only.
-     */
-    private final LocalTaskRing ownTasks = new LocalTaskRing();
-    /** Set by the owner once it has drained for good and closed its inboxes: its own enqueues go elsewhere. Owner's thread only. */
-    private boolean ownTasksClosed;
+    /** The tasks and woken fibers that came without the lock, not yet in the policy, and their draining. */
+    final Inboxes inboxes;
     /** True with a built-in policy, whose enqueue never throws: its tasks may come through the inboxes and steal buffer. */
     final boolean lockFreeEnqueue;
-    /** Tasks taken from taskInbox that a throwing policy did not accept yet: they go first next time. */
-    @GuardedBy("lock")
-    private TaskInbox.Node pendingTasks;
     /** Set by requestStop() (a worker thread, at close) or by unbind() (a bound worker): the owner drains, then stops. */
     @GuardedBy("lock")
     boolean shutdown;
@@ -130,6 +113,7 @@ final class Work {
         this.ownerSleep = new OwnerSleep(this, stats);
         this.steals = new Steals(this);
         this.deadlines = new Deadlines(this, policy);
+        this.inboxes = new Inboxes(this);
         this.lockFreeEnqueue = policy instanceof FifoPolicy || policy instanceof PriorityPolicy;
         setActivity(IDLE); // until its thread runs: a worker not started yet has not stalled
     }
@@ -144,7 +128,7 @@ final class Work {
             if (stopped) {
                 throw new RejectedExecutionException(owner + " has stopped");
             }
-            drainTasks(); // the owner's earlier tasks, still in its ring, go first (FIFO per producer)
+            inboxes.drainTasks(); // the owner's earlier tasks, still in its ring, go first (FIFO per producer)
             addTask(task);
         } finally {
             lock.unlock();
@@ -167,7 +151,7 @@ final class Work {
     @Excludes("lock")
     int tryEnqueue(Task task) {
         if (lockFreeEnqueue) {
-            if (!taskInbox.push(task)) {
+            if (!inboxes.pushTask(task)) {
                 return NOT_ADDED; // closed: the worker has stopped
             }
             if (ownerSleep.asleep()) { // read after the push: see OwnerSleep.signalIfAsleep()
@@ -205,10 +189,10 @@ final class Work {
         if (!lockFreeEnqueue) {
             return tryEnqueue(task);
         }
-        if (ownTasksClosed) {
+        if (inboxes.ownTasksClosed()) {
             return NOT_ADDED;
         }
-        if (ownTasks.offer(task)) {
+        if (inboxes.offerOwn(task)) {
             return ADDED_OWNER_AWAKE;
         }
         lock.lock();
@@ -216,7 +200,7 @@ final class Work {
             if (stopped) {
                 return NOT_ADDED;
             }
-            drainTasks();
+            inboxes.drainTasks();
             addTask(task);
             return ADDED_OWNER_AWAKE;
         } finally {
@@ -228,13 +212,14 @@ final class Work {
      * wake(fiber) is marl's Worker::enqueue(Fiber*): queues a suspended fiber to resume. From
      * another thread it only pushes the fiber onto the inbox (no lock: the owner holds it across
      * fiber switches, so a waker would often wait for it) and signals a sleeping owner; the owner
-     * performs the wake when it drains the inbox, which it does before it could sleep. On the
-     * owner's thread the lock is free and uncontended, and it wakes the fiber at once.
+     * performs the wake when it drains the inbox ({@link Inboxes#drainInbox()}), which it does
+     * before it could sleep. On the owner's thread the lock is free and uncontended, and it wakes
+     * the fiber at once.
      */
     @Excludes("lock")
     void wake(Fiber fiber) {
         if (Thread.currentThread() != fiber.worker.ownerThread) {
-            if (inbox.push(fiber)) {
+            if (inboxes.pushWoken(fiber)) {
                 ownerSleep.signalIfAsleep();
             }
             return;
@@ -253,137 +238,27 @@ final class Work {
      */
     @Excludes("lock")
     void wakeClaimed(Fiber newest, Fiber oldest) {
-        inbox.pushClaimed(newest, oldest);
+        inboxes.pushClaimed(newest, oldest);
         ownerSleep.signalIfAsleep();
     }
 
-    /**
-     * drainTasks() moves the tasks of the task inbox into the policy, in push order. If the policy
-     * throws, the tasks it has not taken stay first in line for the next drain.
-     */
-    @GuardedBy("lock")
-    private void drainTasks() {
-        TaskInbox.Node node = pendingTasks;
-        pendingTasks = null;
-        addInOrder(node);
-        for (Task task; (task = ownTasks.poll()) != null; ) {
-            try {
-                addTask(task);
-            } catch (Throwable t) {
-                pendingTasks = new TaskInbox.Node(task);
-                throw t;
-            }
-        }
-        if (!taskInbox.isEmpty()) {
-            addInOrder(taskInbox.takeAll());
-        }
-    }
-
-    /**
-     * keepPending(head) puts last among the pending tasks a chain of tasks the policy refused
-     * after they were taken from elsewhere (a steal): they have no other queue to go back to, and
-     * the next drain offers them to the policy again, in order.
-     */
-    @GuardedBy("lock")
-    void keepPending(TaskInbox.Node head) {
-        if (pendingTasks == null) {
-            pendingTasks = head;
-            return;
-        }
-        TaskInbox.Node last = pendingTasks;
-        while (last.next != null) {
-            last = last.next;
-        }
-        last.next = head;
-    }
-
-    /** addInOrder(node) adds a chain of inbox tasks to the policy; those it does not take become pendingTasks. */
-    @GuardedBy("lock")
-    private void addInOrder(TaskInbox.Node node) {
-        while (node != null) {
-            try {
-                addTask(node.task);
-            } catch (Throwable t) {
-                pendingTasks = node;
-                throw t;
-            }
-            node = node.next;
-        }
-    }
-
-    /**
-     * closeTaskInbox() closes the task inbox if nothing waits in it, so enqueuers move on to another
-     * worker; returns false if a task arrived since the owner last drained (it must run first).
-     * Called by the owner once it has drained for good.
-     */
-    @GuardedBy("lock")
-    boolean closeTaskInbox() {
-        if (pendingTasks != null || !ownTasks.isEmpty() || !taskInbox.close()) {
-            return false;
-        }
-        ownTasksClosed = true;
-        return true;
-    }
-
-    /** queued() estimates, without the lock, how many tasks and ready fibers wait: the policy's, and one for a non-empty inbox. */
+    /** queued() estimates, without the lock, how many tasks and ready fibers wait: the policy's and the inboxes'. */
     int queued() {
-        return numAcquire() + ownTasks.size() + (taskInbox.isEmpty() ? 0 : 1);
-    }
-
-    /** hasWokenFibers() is true, without the lock, when fibers woken from other threads wait in the inbox for the owner. */
-    boolean hasWokenFibers() {
-        return !inbox.isEmpty();
-    }
-
-    /** hasUndrained() is true when a woken fiber or a task waits in an inbox, not yet in the policy: the owner must drain before it sleeps. */
-    @GuardedBy("lock")
-    boolean hasUndrained() {
-        return !inbox.isEmpty() || !ownTasks.isEmpty() || !taskInbox.isEmpty() || pendingTasks != null;
+        return numAcquire() + inboxes.queued();
     }
 
     /** hasArrivals() is true, without the lock, when a task or ready fiber waits in the policy or an inbox. */
     boolean hasArrivals() {
-        return numAcquire() > 0 || !ownTasks.isEmpty() || !taskInbox.isEmpty() || !inbox.isEmpty();
+        return numAcquire() > 0 || inboxes.hasPushed();
     }
 
-    /** wakeLocked(fiber) bumps the wake epoch and queues the fiber if it is suspended. */
+    /** wakeLocked(fiber) bumps the wake epoch and queues the fiber if it is suspended (and {@link Inboxes#drainInbox()}'s wakes). */
     @GuardedBy("lock")
-    private void wakeLocked(Fiber fiber) {
+    void wakeLocked(Fiber fiber) {
         fiber.wakeEpoch++; // under lock: see FiberWaits.await()
         if (fiber.state == Fiber.State.YIELDED || fiber.state == Fiber.State.WAITING) {
             addReadyFiber(fiber);
         } // RUNNING, QUEUED, IDLE: running, already woken, or not waiting for anything
-    }
-
-    /**
-     * drainInbox() performs, in the order they were pushed, the wakes other threads left in the
-     * inbox: exactly what wake() does under the lock. The owner calls it before each turn of its
-     * loop and before and after each sleep, so no pushed fiber waits for it to find other work. If
-     * a policy throws, the fiber it threw on and those not yet woken go back into the inbox, for the
-     * next drain: a fiber is never lost to a policy's exception.
-     */
-    @GuardedBy("lock")
-    void drainInbox() {
-        drainTasks();
-        if (inbox.isEmpty()) {
-            return;
-        }
-        Fiber fiber = inbox.takeAll();
-        while (fiber != null) {
-            Fiber next = WakeInbox.taken(fiber);
-            try {
-                wakeLocked(fiber);
-            } catch (Throwable t) {
-                inbox.push(fiber); // not woken: awakened() threw before the fiber was queued
-                for (Fiber rest = next; rest != null; ) {
-                    Fiber after = WakeInbox.taken(rest);
-                    inbox.push(rest);
-                    rest = after;
-                }
-                throw t;
-            }
-            fiber = next;
-        }
     }
 
     /** setPriority(fiber, priority) changes a fiber's priority and lets the policy re-order it. */
@@ -421,7 +296,7 @@ final class Work {
         if (n >= 2) {
             return 2;
         }
-        return Math.min(2, n + ownTasks.size() + taskInbox.sizeUpTo2());
+        return Math.min(2, n + inboxes.taskHint());
     }
 
     /** numTasksLocked() is the count of tasks among num(), read under the lock: how many a thief may take half of. */
@@ -436,7 +311,7 @@ final class Work {
         if (stopped) {
             return null;
         }
-        drainTasks(); // the policy sees every task before any is stolen
+        inboxes.drainTasks(); // the policy sees every task before any is stolen
         Task task = policy.steal();
         if (task != null) {
             assert !task.is(Task.Flag.SAME_THREAD) : "policy " + policy + " gave away a SAME_THREAD task";
@@ -454,7 +329,7 @@ final class Work {
 
     /** holdsOnly() is true when one task waits here and nothing else, a racy hint. Any thread. */
     boolean holdsOnly() {
-        return numAcquire() == 0 && ownTasks.size() + taskInbox.sizeUpTo2() == 1;
+        return numAcquire() == 0 && inboxes.taskHint() == 1;
     }
 
     /** numAcquire() is num() for callers without the lock: a spinning owner, a thief, the monitor. */

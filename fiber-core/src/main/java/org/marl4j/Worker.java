@@ -36,7 +36,8 @@ import java.util.ArrayDeque;
  *
  * <p><b>Wakes from other threads</b> take no worker lock: {@link Work#wake} pushes the fiber onto
  * the worker's {@link WakeInbox} and signals the owner only if it sleeps. The owner performs the
- * wake itself (epoch bump, fiber made ready) under its lock when it drains the inbox: at each turn
+ * wake itself (epoch bump, fiber made ready) under its lock when it drains the inbox ({@link
+ * Inboxes#drainInbox}): at each turn
  * of its loop, before it waits for work, after a fruitless spin and after every sleep; a spin ends
  * and {@link OwnerSleep#sleep} returns at once while the inbox is not empty. The argument in {@link FiberWaits} still
  * holds with the inbox in between: the waiter, checking the epoch on its own thread, either sees the
@@ -182,8 +183,8 @@ final class Worker implements Runnable {
         try {
             work.shutdown = true;
             sleeping.closeWatch = watch;
-            work.drainInbox();
-            if (work.num() == 0 && mayStop() && work.closeTaskInbox()) {
+            work.inboxes.drainInbox();
+            if (work.num() == 0 && mayStop() && work.inboxes.closeTaskInbox()) {
                 drained = true; // nothing left: no fiber needed to find that out
             } else {
                 trampoline(); // returns once a fiber's loop has found the worker drained
@@ -383,7 +384,7 @@ final class Worker implements Runnable {
     @GuardedBy("lock")
     private Task nextTask(Fiber self) {
         while (true) {
-            work.drainInbox(); // fibers woken from other threads take their turn among the rest
+            work.inboxes.drainInbox(); // fibers woken from other threads take their turn among the rest
             if (work.num() > 0) {
                 if (work.deadlines.hasDeadlines()) {
                     work.deadlines.expireDeadlines(System.nanoTime()); // a busy worker still honours deadlines
@@ -413,7 +414,7 @@ final class Worker implements Runnable {
             }
             // Idle: the worker ends once shut down with nothing queued, blocked or delayed, and no
             // task pushed since the last drain (closeTaskInbox fails then, and that task runs first).
-            if (mayStop() && work.closeTaskInbox()) {
+            if (mayStop() && work.inboxes.closeTaskInbox()) {
                 drained = true;
                 return null;
             }
