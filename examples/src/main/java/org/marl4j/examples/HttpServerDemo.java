@@ -179,11 +179,13 @@ final class HttpServerDemo {
                 """, overVirtual));
         if (overVirtual < 0.9) {
             text.append("""
-                       Virtual threads served more here. Their scheduler (the JDK's ForkJoinPool) does this
-                       hand-off faster than marl4j's scheduler does today; making it faster is open work
-                       (see benchmarks/README.md). What marl4j adds is not raw speed over virtual threads:
-                       it is a fixed set of threads you own and size, marl's primitives (WaitGroup, Event,
-                       Ticket, ...) for the waits, and the same code under Reactor and Kotlin (below).
+                       Virtual threads served more here. The two cores are shared by the load generator,
+                       the server's dispatcher thread and the backend's timer, and marl4j's throughput at
+                       this load swings with how often its workers lose their core (benchmarks/README.md,
+                       item 24); closing that gap is open work. What marl4j adds is not raw speed over
+                       virtual threads: it is a fixed set of threads you own and size, marl's primitives
+                       (WaitGroup, Event, Ticket, ...) for the waits, and the same code under Reactor and
+                       Kotlin (below).
                     """);
         } else if (overVirtual <= 1.1) {
             text.append("   About the same: both suspend the waiting request instead of blocking a thread.\n");
