@@ -1,9 +1,13 @@
 package org.marl4j;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
+import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -85,6 +89,58 @@ class InterruptStatusTest {
                 assertTrue(bSaw.get(), () -> "round " + r + ": B's own interrupt status was lost in its wait");
             }
         }
+    }
+
+    /**
+     * Many fibers on the same workers, each setting or clearing its own status at random and then
+     * waiting in one of three ways (a yield, a timed sleep, an Event another task signals): after
+     * every wait each finds exactly the status it left. Bounded: 64 fibers, 150 rounds each
+     * (-DstressTest=true: 256 and 600).
+     */
+    @ParameterizedTest(name = "{0} worker threads")
+    @ValueSource(ints = {1, 2, 4})
+    void manyFibersWaitingInTurn_eachFindsOnlyItsOwnStatus(int workers) {
+        boolean stress = TestSchedulers.stress();
+        int fibers = stress ? 256 : 64;
+        int rounds = stress ? 600 : 150;
+        AtomicReference<String> failure = new AtomicReference<>();
+        try (Scheduler scheduler = new Scheduler(TestSchedulers.config(workers))) {
+            WaitGroup done = new WaitGroup(fibers);
+            for (int f = 0; f < fibers; f++) {
+                int id = f;
+                scheduler.enqueue(new Task(() -> {
+                    SplittableRandom random = new SplittableRandom(id);
+                    Event signalled = new Event(Event.Mode.AUTO);
+                    try {
+                        for (int r = 0; r < rounds && failure.get() == null; r++) {
+                            boolean mine = random.nextBoolean();
+                            if (mine) {
+                                Thread.currentThread().interrupt();
+                            } else {
+                                Thread.interrupted();
+                            }
+                            switch (random.nextInt(3)) {
+                                case 0 -> Fiber.yield();
+                                case 1 -> Fiber.sleep(Duration.ofNanos(random.nextInt(50_000)));
+                                default -> {
+                                    scheduler.enqueue(new Task(signalled::signal));
+                                    signalled.await();
+                                }
+                            }
+                            if (Thread.currentThread().isInterrupted() != mine) {
+                                failure.compareAndSet(null, "fiber " + id + ", round " + r + ": left its status "
+                                        + mine + " before a wait and found " + !mine + " after it");
+                            }
+                        }
+                    } finally {
+                        Thread.interrupted();
+                        done.done();
+                    }
+                }));
+            }
+            assertTrue(done.await(TaskErrors.LONG), "the fibers did not finish within " + TaskErrors.LONG);
+        }
+        assertNull(failure.get(), failure::get);
     }
 
     @Test
