@@ -31,14 +31,9 @@ class JfrEventsTest {
     void withNoRecording_tasksAndSuspendsLoadNeitherTheEventClassesNorJfr() throws Exception {
         // In a child JVM: this one has had recordings. Loading an event class sets up JFR, which
         // delayed a new scheduler's first task by 130-340 ms.
-        List<String> command = List.of(ProcessHandle.current().info().command().orElseThrow(),
-                "--add-exports", "java.base/jdk.internal.vm=ALL-UNNAMED", "-Xlog:class+load=info",
-                "-cp", System.getProperty("java.class.path"), JfrOffProbe.class.getName());
-        Process process = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
-        String output = new String(process.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-        assertTrue(process.waitFor(60, java.util.concurrent.TimeUnit.SECONDS), "probe JVM did not exit");
-        assertEquals(0, process.exitValue(), output);
+        ChildJvm.Result result = ChildJvm.run(ChildJvm.addExports("-Xlog:class+load=info"), JfrOffProbe.class);
+        String output = result.output();
+        assertEquals(0, result.exitCode(), output);
         assertTrue(output.contains("probe done") && output.contains("org.marl4j.Worker "), output);
         List<String> jfr = output.lines().filter(line -> line.contains("jdk.jfr.") || line.contains("org.marl4j.TaskRunEvent")
                 || line.contains("org.marl4j.FiberSuspendEvent")).toList();

@@ -4,10 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.File;
-import java.nio.charset.StandardCharsets;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -18,18 +14,9 @@ import org.junit.jupiter.api.Test;
 class UncaughtReportTest {
 
     private static String runProbe(String... args) throws Exception {
-        List<String> command = new java.util.ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
-                "--add-exports", "java.base/jdk.internal.vm=ALL-UNNAMED",
-                "-cp", System.getProperty("java.class.path"), UncaughtReportProbe.class.getName()));
-        command.addAll(List.of(args));
-        Process process = new ProcessBuilder(command)
-                .redirectErrorStream(true)
-                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
-                .start();
-        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(process.waitFor(60, TimeUnit.SECONDS), "probe JVM did not exit");
-        assertEquals(0, process.exitValue(), output);
-        return output;
+        ChildJvm.Result result = ChildJvm.run(ChildJvm.addExports(), UncaughtReportProbe.class, args);
+        assertEquals(0, result.exitCode(), result.output());
+        return result.output();
     }
 
     @Test
