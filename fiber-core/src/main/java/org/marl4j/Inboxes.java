@@ -51,7 +51,7 @@ final class Inboxes {
     private final LocalTaskRing ownTasks = new LocalTaskRing();
     /** Set by the owner once it has drained for good and closed its inboxes: its own enqueues go elsewhere. Owner's thread only. */
     private boolean ownTasksClosed;
-    /** Tasks taken from taskInbox that a throwing policy did not accept yet: they go first next time. */
+    /** Tasks taken from an inbox or the ring, or stolen, that a throwing policy did not accept yet: they go first next time. */
     @GuardedBy("work.lock")
     private TaskInbox.Node pendingTasks;
 
@@ -89,8 +89,9 @@ final class Inboxes {
     // ---------------------------------------------------------------- draining (lock held)
 
     /**
-     * drainTasks() moves the tasks of the task inbox into the policy, in push order. If the policy
-     * throws, the tasks it has not taken stay first in line for the next drain.
+     * drainTasks() moves the waiting tasks into the policy: the pending ones, then the owner's ring,
+     * then the task inbox, each in push order. If the policy throws, the tasks it has not taken stay
+     * first in line for the next drain.
      */
     @GuardedBy("work.lock")
     void drainTasks() {

@@ -42,7 +42,11 @@ final class AllOutcome<T> {
         }
     }
 
-    void await() {
+    /** await(what) waits until {@link #isDone()}; {@code what} as for {@link Outcome#await(String)}. */
+    void await(String what) {
+        if (!isDone()) {
+            NonBlockingThreads.checkMayBlock(what);
+        }
         event.await();
     }
 

@@ -90,10 +90,7 @@ public final class Futures {
         }
         Outcome<T> outcome = new Outcome<>();
         stage.whenComplete(outcome);
-        if (!outcome.isDone()) {
-            NonBlockingThreads.checkMayBlock("Futures.await");
-        }
-        outcome.await();
+        outcome.await("Futures.await");
         return outcome.get();
     }
 
@@ -151,10 +148,7 @@ public final class Futures {
         }
         boolean completed = false;
         try {
-            if (!outcome.isDone() && nanos > 0) {
-                NonBlockingThreads.checkMayBlock("Futures.await");
-            }
-            completed = outcome.await(nanos);
+            completed = outcome.await("Futures.await", nanos);
         } finally {
             if (!completed && waiters != null) {
                 waiters.remove(outcome);
@@ -203,10 +197,7 @@ public final class Futures {
                 slots.add(slot);
                 join(list.get(i), slot, joined);
             }
-            if (!all.isDone()) {
-                NonBlockingThreads.checkMayBlock("Futures.awaitAll");
-            }
-            all.await();
+            all.await("Futures.awaitAll");
         } finally {
             for (int i = 0; i < joined.size(); i++) {
                 joined.get(i).remove(slots.get(i));
@@ -255,10 +246,7 @@ public final class Futures {
                 }
                 join(stage, outcome, joined);
             }
-            if (!outcome.isDone()) {
-                NonBlockingThreads.checkMayBlock("Futures.awaitAny");
-            }
-            outcome.await();
+            outcome.await("Futures.awaitAny");
         } finally {
             for (StageWaiters<?> waiters : joined) {
                 waiters.remove(outcome);

@@ -10,7 +10,8 @@ import org.marl4j.Fiber;
  *
  * <p>Why: a {@code Futures.await} off a fiber blocks its thread, and on such a thread that stalls
  * every pipeline sharing it. Reactor's own {@code block()} refuses there, and so do marl4j's
- * {@code Publishers.await*}; the futures' awaits answer the same way, where they would wait.
+ * {@code Publishers.await*}; the futures' awaits answer the same way where they would wait
+ * ({@link Outcome} and {@link AllOutcome}, the waits under {@code Futures}).
  */
 final class NonBlockingThreads {
     private static final String MARKER = "reactor.core.scheduler.NonBlocking";

@@ -56,19 +56,28 @@ final class Outcome<T> implements BiConsumer<T, Throwable> {
         return done;
     }
 
-    /** await() waits until an outcome exists; uninterruptible, like {@code CompletableFuture.join()}. */
-    void await() {
+    /**
+     * await(what) waits until an outcome exists; uninterruptible, like {@code CompletableFuture.join()}.
+     * {@code what} names the caller's method for {@link NonBlockingThreads#checkMayBlock}, which
+     * refuses a wait on a thread Reactor marks non-blocking.
+     */
+    void await(String what) {
         if (!done) {
+            NonBlockingThreads.checkMayBlock(what);
             event.await();
         }
     }
 
-    /** await(nanos) waits up to nanos; returns whether an outcome exists. */
-    boolean await(long nanos) {
+    /** await(what, nanos) waits up to nanos; returns whether an outcome exists. */
+    boolean await(String what, long nanos) {
         if (done) {
             return true;
         }
-        return nanos > 0 && event.await(java.time.Duration.ofNanos(nanos));
+        if (nanos <= 0) {
+            return false;
+        }
+        NonBlockingThreads.checkMayBlock(what);
+        return event.await(java.time.Duration.ofNanos(nanos));
     }
 
     /** get() returns the value or throws the failure as {@link #rethrow} does. Call after await(). */
