@@ -15,7 +15,9 @@ package org.marl4j;
  * that worker, by a thread enqueueing to or stealing from it, or by the scheduler's monitor thread
  * filing the due delayed tasks of a worker stalled in one task, always with the worker's lock
  * held: implementations need no synchronization of their own, but must be quick and must not
- * block, wait or call into the scheduler. The default is {@link FifoPolicy}, marl's order. A custom
+ * block, wait or call into the scheduler (a call that needs the lock it runs under, such as an
+ * enqueue onto the same worker, a wait or a wake there, throws an {@code IllegalStateException}
+ * saying so where it would hang the worker; it is reported as any exception a policy throws). The default is {@link FifoPolicy}, marl's order. A custom
  * policy may keep per-fiber data in an {@code IdentityHashMap}; fibers are reused for many tasks,
  * and {@link Fiber#priority()} is the priority of the task a fiber is running.
  *

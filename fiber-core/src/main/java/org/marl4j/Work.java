@@ -161,6 +161,9 @@ final class Work {
             return ADDED_OWNER_AWAKE;
         }
         if (!lock.tryLock()) {
+            if (lock.isHeldByCurrentThread()) {
+                throw WorkerLock.reentered(); // the caller would retry this worker forever
+            }
             return NOT_ADDED;
         }
         try {
@@ -185,10 +188,10 @@ final class Work {
     @Excludes("lock")
     int enqueueOwn(Task task, Worker owner) {
         assert Thread.currentThread() == owner.ownerThread : "enqueueOwn off the owner's thread";
-        assert !lock.isHeldByCurrentThread() : "enqueueOwn under the worker's own lock: a full ring would deadlock";
         if (!lockFreeEnqueue) {
-            return tryEnqueue(task);
+            return tryEnqueue(task); // a custom policy's callback enqueueing under the lock is refused there
         }
+        assert !lock.isHeldByCurrentThread() : "enqueueOwn under the worker's own lock: a full ring would deadlock";
         if (inboxes.ownTasksClosed()) {
             return NOT_ADDED;
         }

@@ -15,12 +15,34 @@ import java.util.concurrent.locks.Condition;
 final class WorkerLock extends AbstractQueuedSynchronizer {
     private static final long serialVersionUID = 1L;
 
+    /**
+     * lock() takes the lock, waiting for it if another thread holds it. A thread that already holds
+     * it gets an IllegalStateException instead of waiting for itself forever: see {@link #reentered}.
+     */
     void lock() {
         if (!compareAndSetState(0, 1)) {
+            if (getExclusiveOwnerThread() == Thread.currentThread()) { // read only when contended
+                throw reentered();
+            }
             acquire(1);
         } else {
             setExclusiveOwnerThread(Thread.currentThread());
         }
+    }
+
+    /**
+     * reentered() is the error for a thread that asks again for the worker lock it holds, which only
+     * code run under that lock can do: a {@link SchedulingPolicy} callback that enqueues, waits or
+     * otherwise calls into the scheduler, against its contract. Waiting would hang the worker for
+     * good (the lock is not reentrant), and retrying a tryLock elsewhere would spin forever, so the
+     * call fails, naming the likely culprit; the policy's caller reports it as any policy error.
+     */
+    static IllegalStateException reentered() {
+        return new IllegalStateException("a marl4j worker's lock was asked for again by the thread that holds it, "
+                + "which would hang that worker: a SchedulingPolicy callback (enqueued, awakened, pickNextTask, "
+                + "pickNextFiber, steal, remove) called into the scheduler (an enqueue, a wait, a signal that wakes a "
+                + "fiber). Policy callbacks run under the worker's lock and may only order the tasks and fibers they "
+                + "are given: enqueue follow-up work from a task instead");
     }
 
     boolean tryLock() {

@@ -4,16 +4,20 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.marl4j.TaskErrors.LONG;
 
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /** A scheduling policy that throws, or that is shared, never leaves a worker locked, dead or losing work. */
 class SchedulingPolicyFailureTest {
     static final Runnable POISON = () -> {};
+    /** A task whose enqueued() makes the policy enqueue another task, against its contract. */
+    static final Runnable REENTER = () -> {};
 
     /** FIFO, but refuses the POISON task from enqueued(), and throws once from pickNextTask() or awakened() when asked. */
     static final class Refusing extends ForwardingPolicy {
@@ -30,16 +34,30 @@ class SchedulingPolicyFailureTest {
             super.awakened(fiber);
         }
 
+        /** The scheduler whose enqueue the policy calls, once, from its next pickNextTask() or enqueued(REENTER). */
+        static final AtomicReference<Scheduler> ENQUEUE_INTO = new AtomicReference<>();
+
         @Override
         public void enqueued(Task task) {
             if (task.toString().contains(String.valueOf(POISON))) {
                 throw new IllegalArgumentException("policy refuses the poison task");
             }
+            if (task.toString().contains(String.valueOf(REENTER))) {
+                enqueueAgainstTheContract();
+            }
             super.enqueued(task);
+        }
+
+        private static void enqueueAgainstTheContract() {
+            Scheduler scheduler = ENQUEUE_INTO.getAndSet(null);
+            if (scheduler != null) {
+                scheduler.enqueue(new Task(() -> {}));
+            }
         }
 
         @Override
         public Task pickNextTask() {
+            enqueueAgainstTheContract();
             if (THROW_ON_PICK.compareAndSet(true, false)) {
                 throw new IllegalStateException("policy failed once in pickNextTask");
             }
@@ -115,6 +133,59 @@ class SchedulingPolicyFailureTest {
         assertEquals(50, ran.get(), "no task was lost");
         assertTrue(errors.errors().stream().anyMatch(e -> String.valueOf(e.getMessage()).contains("failed once")),
                 "the internal error was reported: " + errors.errors());
+    }
+
+    @Test
+    void aPolicyThatEnqueuesFromEnqueued_failsThatEnqueue_insteadOfHangingTheCaller() {
+        // With 0 workers the bound thread waited for its own worker's lock; with 1 it retried the
+        // one worker's tryLock forever. (With more, the task may simply land on another worker.)
+        for (int workers : new int[] {0, 1}) {
+            TaskErrors errors = new TaskErrors();
+            AtomicInteger ran = new AtomicInteger();
+            assertTimeoutPreemptively(LONG, () -> TestSchedulers.withBoundScheduler(
+                    errors.config(workers).setSchedulingPolicy(Refusing::new), scheduler -> {
+                        Refusing.ENQUEUE_INTO.set(scheduler);
+                        IllegalStateException refused = assertThrows(IllegalStateException.class,
+                                () -> scheduler.enqueue(new Task(REENTER)));
+                        assertTrue(refused.getMessage().contains("SchedulingPolicy callback")
+                                && refused.getMessage().contains("enqueue follow-up work from a task"), refused.getMessage());
+                        WaitGroup done = new WaitGroup(1);
+                        scheduler.enqueue(new Task(() -> {
+                            ran.incrementAndGet();
+                            done.done();
+                        }));
+                        done.await(); // the worker's lock was released: it goes on
+                    }), workers + " workers hung");
+            assertEquals(1, ran.get());
+            errors.assertNone();
+        }
+    }
+
+    @ParameterizedTest1to8
+    void aPolicyThatEnqueuesFromItsWorkersLoop_isReportedAsAPolicyError_andTheWorkerGoesOn(int workers) {
+        TaskErrors errors = new TaskErrors();
+        AtomicInteger ran = new AtomicInteger();
+        assertTimeoutPreemptively(LONG, () -> {
+            try (Scheduler scheduler = new Scheduler(errors.config(workers).setSchedulingPolicy(Refusing::new))) {
+                // The next pickNextTask() of any worker enqueues from under that worker's lock: on the worker
+                // thread, the task went to the worker's own queue, whose lock it held (a spin forever at 1
+                // worker; with more, it landed elsewhere by luck).
+                Refusing.ENQUEUE_INTO.set(scheduler);
+                WaitGroup done = new WaitGroup(20);
+                for (int i = 0; i < 20; i++) {
+                    scheduler.enqueue(new Task(() -> {
+                        ran.incrementAndGet();
+                        done.done();
+                    }));
+                }
+                done.await();
+            } finally {
+                Refusing.ENQUEUE_INTO.set(null);
+            }
+        }, workers + " workers hung");
+        assertEquals(20, ran.get(), "no task was lost");
+        assertTrue(errors.errors().stream().anyMatch(e -> e instanceof IllegalStateException
+                && e.getMessage().contains("SchedulingPolicy callback")), "the policy's misuse was reported: " + errors.errors());
     }
 
     @Test
