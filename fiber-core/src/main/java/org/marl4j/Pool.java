@@ -123,7 +123,6 @@ public abstract sealed class Pool<T> implements AutoCloseable permits BoundedPoo
     @Override
     public abstract void close();
 
-    /** giveBack(item) takes back the item of a loan being closed; called once per loan, by Loan.close(). */
     /**
      * destroyAll(items) destroys every item, even if some destructors throw; the first exception is
      * then rethrown with the others suppressed. Called without the pool's lock.
@@ -146,6 +145,7 @@ public abstract sealed class Pool<T> implements AutoCloseable permits BoundedPoo
         }
     }
 
+    /** giveBack(item) takes back the item of a loan being closed; called once per loan, by Loan.close(). */
     abstract void giveBack(T item);
 
     /** construct() makes a new item with the pool's constructor; called without the pool's lock. */

@@ -494,19 +494,35 @@ public final class Scheduler implements AutoCloseable {
         Thread.UncaughtExceptionHandler handler = config.uncaughtExceptionHandler != null
                 ? config.uncaughtExceptionHandler
                 : thread.getUncaughtExceptionHandler();
-        try {
-            // A plain ThreadGroup as the handler means the thread has none of its own: with no
-            // JVM-wide default either, the group would print the JDK's line.
-            boolean jdkWouldPrint = handler == null
-                    || handler.getClass() == ThreadGroup.class && Thread.getDefaultUncaughtExceptionHandler() == null;
-            if (!jdkWouldPrint) {
+        // A plain ThreadGroup as the handler means the thread has none of its own: with no
+        // JVM-wide default either, the group would print the JDK's line.
+        boolean jdkWouldPrint = handler == null
+                || handler.getClass() == ThreadGroup.class && Thread.getDefaultUncaughtExceptionHandler() == null;
+        if (!jdkWouldPrint) {
+            try {
                 handler.uncaughtException(thread, t);
-            } else {
-                System.err.print("Exception in a marl4j task on thread \"" + thread.getName() + "\" (the thread goes on): ");
-                t.printStackTrace(System.err);
+                return;
+            } catch (Throwable handlerFailure) {
+                // The JVM prints a failing handler's exception; the task's, which the handler never
+                // reported, is printed too, so that neither is lost.
+                printQuietly(thread, "which its uncaught-exception handler failed to report", t, handlerFailure);
+                return;
+            }
+        }
+        printQuietly(thread, "the thread goes on", t, null);
+    }
+
+    /** printQuietly(...) prints a task's exception (and its handler's) to System.err; a failing print must not take the worker down. */
+    private static void printQuietly(Thread thread, String note, Throwable t, Throwable handlerFailure) {
+        try {
+            System.err.print("Exception in a marl4j task on thread \"" + thread.getName() + "\" (" + note + "): ");
+            t.printStackTrace(System.err);
+            if (handlerFailure != null) {
+                System.err.print("Exception thrown from the uncaught-exception handler (the thread goes on): ");
+                handlerFailure.printStackTrace(System.err);
             }
         } catch (Throwable ignored) {
-            // A failing handler must not take the worker down with it.
+            // Nowhere left to report to.
         }
     }
 
@@ -542,12 +558,13 @@ public final class Scheduler implements AutoCloseable {
         public Config() {}
 
         /**
-         * allCores() is a config with one worker thread per available processor.
+         * allCores() is a config with one worker thread per available processor (logical CPU), at
+         * most {@value #MAX_WORKER_THREADS}, as marl caps its own.
          *
          * @return a new config
          */
         public static Config allCores() {
-            return new Config().setWorkerThreadCount(Runtime.getRuntime().availableProcessors());
+            return new Config().setWorkerThreadCount(Math.min(Runtime.getRuntime().availableProcessors(), MAX_WORKER_THREADS));
         }
 
         /**
@@ -602,8 +619,9 @@ public final class Scheduler implements AutoCloseable {
          * {@code Exception in a marl4j task on thread "name" (the thread goes on):} (where the JDK
          * would print {@code Exception in thread "name"}, which reads as if the thread had died).
          * The worker keeps running either way.
-         * An exception the handler itself throws is ignored, as the JVM ignores one thrown by a
-         * thread's handler: report from the handler without throwing, or the task's exception is lost.
+         * If the handler itself throws, both its exception and the task's are printed to
+         * {@code System.err} (the JVM prints a failing thread handler's exception) and the worker
+         * goes on.
          *
          * @param handler hears about tasks that throw
          * @return this config

@@ -89,12 +89,12 @@ public final class Task implements Runnable {
         return flag == Flag.SAME_THREAD && sameThread;
     }
 
-    /** run() runs the task's body on the calling thread. */
     /** body() is the runnable this task runs; the worker calls it directly. */
     Runnable body() {
         return body;
     }
 
+    /** run() runs the task's body on the calling thread. */
     @Override
     public void run() {
         body.run();

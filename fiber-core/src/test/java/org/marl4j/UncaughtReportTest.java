@@ -32,6 +32,16 @@ class UncaughtReportTest {
     }
 
     @Test
+    void aHandlerThatThrows_losesNeitherException_andTheWorkerGoesOn() throws Exception {
+        String output = runProbe("throwing-handler");
+        assertTrue(output.contains("Exception in a marl4j task on thread \"probe-worker-0\" (which its uncaught-exception "
+                + "handler failed to report): java.lang.IllegalStateException: boom on a worker"), output);
+        assertTrue(output.contains("Exception thrown from the uncaught-exception handler (the thread goes on): "
+                + "java.lang.IllegalStateException: handler bug"), output);
+        assertTrue(output.contains("main went on"), output);
+    }
+
+    @Test
     void aJvmWideDefaultHandler_hearsOfIt_asBefore() throws Exception {
         String output = runProbe("default-handler");
         assertTrue(output.contains("default handler: boom on main on main"), output);
