@@ -254,7 +254,8 @@ public final class MarlScheduler implements reactor.core.scheduler.Scheduler, Sc
      * scheduled (delayed ones when due), each on a fiber of the marl scheduler. A task that suspends
      * its fiber holds the next one back until it has finished, as a blocked thread would. Disposing
      * the worker cancels its pending tasks; afterwards its {@code schedule} methods throw
-     * {@link reactor.core.Exceptions#failWithRejected()}.
+     * {@link reactor.core.Exceptions#failWithRejected()}. Once this scheduler is disposed or its marl
+     * scheduler closed, they throw Reactor's rejection with the reason as its message.
      *
      * @return a new worker over this scheduler
      */

@@ -29,7 +29,8 @@ import reactor.core.scheduler.Schedulers;
  *
  * <p>Disposal: {@link #dispose()} cancels queued, delayed and periodic tasks; afterwards every
  * {@code schedule} throws the {@link Exceptions#failWithRejected()} singleton, as Reactor's own
- * workers do. A task already running finishes. Disposing the scheduler cancels the queued tasks
+ * workers do. A task refused by the scheduler instead (disposed, or its marl scheduler closed)
+ * gets Reactor's rejection with marl4j's reason as its message. A task already running finishes. Disposing the scheduler cancels the queued tasks
  * too: the drain drops them when it reaches them.
  */
 final class MarlWorker implements Scheduler.Worker, Runnable {
@@ -55,8 +56,9 @@ final class MarlWorker implements Scheduler.Worker, Runnable {
         Objects.requireNonNull(task, "task must not be null");
         checkOpen();
         WorkerTask queued = new WorkerTask(this, Schedulers.onSchedule(task));
-        if (!submit(queued, true)) {
-            throw Exceptions.failWithRejected();
+        RejectedExecutionException refused = submit(queued, true);
+        if (refused != null) {
+            throw refused;
         }
         return queued;
     }
@@ -71,7 +73,7 @@ final class MarlWorker implements Scheduler.Worker, Runnable {
         WorkerTask queued = new WorkerTask(this, Schedulers.onSchedule(task));
         OneShot timer = new OneShot(owner, () -> {
             timed.remove(queued);
-            if (!submit(queued, false)) {
+            if (submit(queued, false) != null) {
                 queued.dispose();
             }
         }, true);
@@ -81,7 +83,7 @@ final class MarlWorker implements Scheduler.Worker, Runnable {
             owner.executeLater(timer, nanos);
         } catch (RejectedExecutionException rejected) {
             timed.remove(queued);
-            throw Exceptions.failWithRejected();
+            throw refusedBy(rejected);
         }
         if (disposed) {
             queued.dispose(); // dispose() ran while we armed the timer and did not see it
@@ -99,7 +101,7 @@ final class MarlWorker implements Scheduler.Worker, Runnable {
             owner.startPeriodic(periodic, initialNanos);
         } catch (RejectedExecutionException rejected) {
             timed.remove(periodic);
-            throw Exceptions.failWithRejected();
+            throw refusedBy(rejected);
         }
         if (disposed) {
             periodic.dispose();
@@ -125,14 +127,14 @@ final class MarlWorker implements Scheduler.Worker, Runnable {
     }
 
     /**
-     * submit(task, strict) queues a task and starts a drain if none is running. Returns false,
-     * having queued nothing that will run, if the worker or its scheduler no longer accepts work.
-     * strict is passed on to {@link MarlScheduler#execute}: false for tasks the scheduler already
-     * counted (a due timer), which a graceful shutdown still runs.
+     * submit(task, strict) queues a task and starts a drain if none is running. Returns null, or,
+     * having queued nothing that will run, the exception for a caller to throw if the worker or its
+     * scheduler no longer accepts work. strict is passed on to {@link MarlScheduler#execute}: false
+     * for tasks the scheduler already counted (a due timer), which a graceful shutdown still runs.
      */
-    boolean submit(Queued task, boolean strict) {
+    RejectedExecutionException submit(Queued task, boolean strict) {
         if (disposed) {
-            return false;
+            return Exceptions.failWithRejected();
         }
         queue.offer(task);
         if (wip.getAndIncrement() == 0) {
@@ -140,13 +142,23 @@ final class MarlWorker implements Scheduler.Worker, Runnable {
                 owner.execute(new OneShot(owner, this, false), strict);
             } catch (RejectedExecutionException rejected) {
                 dispose(); // no drain will ever run: this worker is dead
-                return false;
+                return refusedBy(rejected);
             }
         }
         if (disposed) {
             dropQueued(); // dispose() may have emptied the queue before our offer
         }
-        return true;
+        return null;
+    }
+
+    /**
+     * refusedBy(rejected) is what a schedule call throws when the MarlScheduler or its marl
+     * scheduler refused the task (disposed, closed): Reactor's rejection, as publishOn and the
+     * other operators expect, but saying why and what to do (the singleton of a disposed worker
+     * says only "Scheduler unavailable").
+     */
+    private static RejectedExecutionException refusedBy(RejectedExecutionException rejected) {
+        return Exceptions.failWithRejected(rejected.getMessage());
     }
 
     /** The drain: runs queued tasks one after another until no submission is left unaccounted. */
@@ -188,8 +200,11 @@ final class MarlWorker implements Scheduler.Worker, Runnable {
     }
 
     private void checkOpen() {
-        if (disposed || owner.isDisposed()) {
-            throw Exceptions.failWithRejected();
+        if (disposed) {
+            throw Exceptions.failWithRejected(); // as Reactor's own disposed workers do
+        }
+        if (owner.isDisposed()) {
+            throw Exceptions.failWithRejected(owner + " is disposed: it accepts no new tasks; create a new MarlScheduler");
         }
     }
 }

@@ -64,7 +64,7 @@ final class Periodic implements Runnable, MarlScheduler.Timed {
     public void run() {
         if (worker == null) {
             runOnce();
-        } else if (!worker.submit(queuedRun, false)) {
+        } else if (worker.submit(queuedRun, false) != null) {
             finish();
         }
     }

@@ -59,6 +59,21 @@ class BorrowedMarlSchedulerTest extends MarlSchedulerContract {
     }
 
     @Test
+    void publishOn_afterTheBorrowedSchedulerClosed_failsSayingItIsClosed_notJustSchedulerUnavailable() {
+        MarlScheduler s = create(1);
+        marl.close();
+        // Reactor's own rejection, whose singleton says only "Scheduler unavailable", carries marl4j's reason.
+        StepVerifier.create(reactor.core.publisher.Flux.range(1, 3).publishOn(s))
+                .expectErrorMatches(e -> e instanceof java.util.concurrent.RejectedExecutionException
+                        && causesSay(e, "is closed"))
+                .verify(TestSchedulers.PATIENCE);
+        StepVerifier.create(reactor.core.publisher.Mono.just(1).subscribeOn(s))
+                .expectErrorMatches(e -> e instanceof java.util.concurrent.RejectedExecutionException
+                        && causesSay(e, "is closed"))
+                .verify(TestSchedulers.PATIENCE);
+    }
+
+    @Test
     void closingTheBorrowedScheduler_stopsAFluxInterval_insteadOfWaitingForItForever() {
         MarlScheduler s = create(2);
         java.util.concurrent.atomic.AtomicInteger ticks = new java.util.concurrent.atomic.AtomicInteger();
