@@ -25,7 +25,10 @@ public final class AwaitWithCallback {
                 CompletableFuture<String> future = CompletableFuture.supplyAsync(
                         () -> "arrived", CompletableFuture.delayedExecutor(5, TimeUnit.MILLISECONDS));
                 // readme:begin fiber-callback
-                FiberCallback done = FiberCallback.forCurrentFiber();   // null when not on a fiber
+                FiberCallback done = FiberCallback.forCurrentFiber();   // null when not on a fiber:
+                if (done == null) {
+                    return future.join();                               // there, block the thread instead
+                }
                 future.whenComplete(done);                              // any callback: done.run() from any thread
                 done.await();                                           // suspends this fiber until it has run
                 // readme:end fiber-callback
