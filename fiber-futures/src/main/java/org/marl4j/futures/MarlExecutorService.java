@@ -318,7 +318,9 @@ public final class MarlExecutorService extends AbstractExecutorService {
         List<SuspendedFiber> suspended = scheduler.suspendedFibers();
         suspended.forEach(report::append);
         if (suspended.isEmpty()) {
-            report.append("(none: the tasks hold their threads, a blocking call outside marl4j, say)\n");
+            // On the scheduler's fiber the caller, one of the tasks, is running this report, so it is not listed.
+            report.append(onSchedulersFiber ? "(none but the fiber calling close(), one of the unfinished tasks)\n"
+                    : "(none: the tasks hold their threads, a blocking call outside marl4j, say)\n");
         }
         if (onSchedulersFiber) {
             report.append("close() was called on a fiber of that scheduler: called from one of the executor's own "
