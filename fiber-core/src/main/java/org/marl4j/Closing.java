@@ -125,7 +125,7 @@ final class Closing {
             Thread thread = worker.thread();
             if (thread != null && thread.isAlive() && worker.work.activity() == Work.ACTIVE) {
                 report.append(worker).append(" is busy in a task (").append(thread.getState()).append("):\n")
-                        .append(worker.threadStack(12));
+                        .append(worker.threadStack(12)).append(LockCheck.blockedHint(thread, worker.scheduler.checkLocks));
             }
         }
         return report.toString();

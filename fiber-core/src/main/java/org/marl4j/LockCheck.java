@@ -34,6 +34,22 @@ final class LockCheck {
     }
 
     /**
+     * blockedHint(thread, checking) is, for a worker thread that a stall report finds BLOCKED
+     * entering a monitor, the likely cause and the way to find it (empty otherwise): a fiber of the
+     * same worker suspended inside that {@code synchronized} block, so the thread waits for a fiber
+     * only it could resume. With the check already on, such a wait would have thrown instead.
+     */
+    static String blockedHint(Thread thread, boolean checking) {
+        if (checking || thread.getState() != Thread.State.BLOCKED) {
+            return "";
+        }
+        return "The thread is BLOCKED entering a monitor: if a fiber waited (Futures.await, an Event, any marl4j "
+                + "wait) inside a synchronized block, another fiber of the same worker blocks on it for good, since "
+                + "only this thread could resume the owner. Run with -D" + PROPERTY + "=true to make such a wait "
+                + "throw where it happens, and use org.marl4j.Mutex instead of synchronized around waits.\n";
+    }
+
+    /**
      * heldLocks() returns the identity hash codes of the monitors and synchronizers the calling
      * thread holds: taken at bind(), so that locks a thread held before it joined the scheduler
      * (say, a thread pool's own per-worker lock) are not reported. They were not taken by a fiber,

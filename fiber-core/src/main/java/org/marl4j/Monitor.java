@@ -204,6 +204,7 @@ final class Monitor {
                 + heldNanos / 1_000_000 + " ms, holding its thread, while work queued on it waits: no other worker "
                 + "took it (all are busy, or it is a ready fiber or a SAME_THREAD task, which only this thread may "
                 + "run). If that task waits for the queued work, it never ends. Its stack:\n" + worker.threadStack(16)
+                + LockCheck.blockedHint(worker.thread(), scheduler.checkLocks)
                 + "Wait with marl4j primitives (they free the thread), wrap blocking calls in Marl.blockingCall, "
                 + "or give the scheduler more worker threads.");
     }

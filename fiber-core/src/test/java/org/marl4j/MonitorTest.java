@@ -2,6 +2,7 @@ package org.marl4j;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import static org.marl4j.TaskErrors.LONG;
@@ -203,6 +204,17 @@ class MonitorTest {
         } finally {
             Monitor.strandedWarningNanos = before;
         }
+    }
+
+    @Test
+    void aWorkerBlockedEnteringAMonitor_isLoggedWithTheLikelyCause_aFiberThatWaitedInsideIt() throws Exception {
+        // In a child JVM: the worker thread stays blocked for good.
+        ChildJvm.Result result = ChildJvm.run(ChildJvm.addExports(), MonitorBlockedProbe.class);
+        String output = result.output();
+        assertTrue(output.contains("warned"), output);
+        assertTrue(output.contains("The thread is BLOCKED entering a monitor: if a fiber waited")
+                && output.contains("-Dorg.marl4j.checkLocks=true"), output);
+        assertFalse(output.contains("entered"), output);
     }
 
     @Test
