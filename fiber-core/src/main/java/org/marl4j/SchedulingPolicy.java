@@ -11,15 +11,16 @@ package org.marl4j;
  * scheduler.enqueue(new Task(this::render).withPriority(10));   // starts before priority-0 tasks
  * }</pre>
  *
- * <p>Each worker gets its own instance from the configured factory. Every method is called by
- * that worker, by a thread enqueueing to or stealing from it, or by the scheduler's monitor thread
+ * <p>Each worker gets its own instance from the configured factory. Every method is called by that
+ * worker, by a thread enqueueing to or stealing from it, or by the scheduler's monitor thread
  * filing the due delayed tasks of a worker stalled in one task, always with the worker's lock
  * held: implementations need no synchronization of their own, but must be quick and must not
  * block, wait or call into the scheduler (a call that needs the lock it runs under, such as an
  * enqueue onto the same worker, a wait or a wake there, throws an {@code IllegalStateException}
- * saying so where it would hang the worker; it is reported as any exception a policy throws). The default is {@link FifoPolicy}, marl's order. A custom
- * policy may keep per-fiber data in an {@code IdentityHashMap}; fibers are reused for many tasks,
- * and {@link Fiber#priority()} is the priority of the task a fiber is running.
+ * saying so where it would hang the worker; it is reported as any exception a policy throws). The
+ * default is {@link FifoPolicy}, marl's order. A custom policy may keep per-fiber data in an
+ * {@code IdentityHashMap}; fibers are reused for many tasks, and {@link Fiber#priority()} is the
+ * priority of the task a fiber is running.
  *
  * <p>A custom policy, say newest task first (ready fibers still first, nothing stealable):
  *

@@ -30,8 +30,8 @@ import reactor.core.scheduler.Schedulers;
  * <p>Disposal: {@link #dispose()} cancels queued, delayed and periodic tasks; afterwards every
  * {@code schedule} throws the {@link Exceptions#failWithRejected()} singleton, as Reactor's own
  * workers do. A task refused by the scheduler instead (disposed, or its marl scheduler closed)
- * gets Reactor's rejection with marl4j's reason as its message. A task already running finishes. Disposing the scheduler cancels the queued tasks
- * too: the drain drops them when it reaches them.
+ * gets Reactor's rejection with marl4j's reason as its message. A task already running finishes.
+ * Disposing the scheduler cancels the queued tasks too: the drain drops them when it reaches them.
  */
 final class MarlWorker implements Scheduler.Worker, Runnable {
     /** A queued item: run it, or, if the worker is disposed first, drop it. */
