@@ -267,6 +267,7 @@ public final class Dag<T> {
          *     another, start with {@code root()}), or holds a node of another builder
          */
         @SafeVarargs
+        @SuppressWarnings("varargs") // the array is only read (copied into a list), never written or kept
         public final Node<T> node(Consumer<? super T> work, Node<T>... after) {
             Objects.requireNonNull(after, "after must not be null");
             return node(work, List.of(after));

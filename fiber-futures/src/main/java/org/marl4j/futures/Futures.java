@@ -173,6 +173,7 @@ public final class Futures {
      * @throws NullPointerException if the array or one of its stages is null
      */
     @SafeVarargs
+    @SuppressWarnings("varargs") // the array is only read (wrapped in a list), never written or kept
     public static <T> List<T> awaitAll(CompletionStage<? extends T>... stages) {
         return awaitAll(Arrays.asList(checkElements(stages)));
     }
@@ -220,6 +221,7 @@ public final class Futures {
      * @throws NullPointerException if the array or one of its stages is null
      */
     @SafeVarargs
+    @SuppressWarnings("varargs") // the array is only read (wrapped in a list), never written or kept
     public static <T> T awaitAny(CompletionStage<? extends T>... stages) {
         return awaitAny(Arrays.asList(checkElements(stages)));
     }

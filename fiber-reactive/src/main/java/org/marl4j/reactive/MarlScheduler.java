@@ -333,6 +333,7 @@ public final class MarlScheduler implements reactor.core.scheduler.Scheduler, Sc
      * @return its value, or null if this scheduler does not report it
      */
     @Override
+    @SuppressWarnings("rawtypes") // Scannable declares it with the raw Attr type
     public Object scanUnsafe(Attr key) {
         if (key == Attr.TERMINATED || key == Attr.CANCELLED) {
             return isDisposed();
