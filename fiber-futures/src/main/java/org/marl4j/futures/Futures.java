@@ -304,6 +304,12 @@ public final class Futures {
      * future is completed or cancelled before the task starts, the supplier never runs; if it is
      * cancelled while the supplier runs, the supplier finishes and its result is dropped.
      *
+     * <p>The future's {@code join()} and {@code get()} (and those of the stages made from it, such
+     * as {@code thenApply}), called on a fiber, wait as {@link #await(CompletionStage)} does,
+     * suspending only the fiber, then answer as the JDK's do: a task may join the task it started
+     * even on the scheduler's only worker, and a bound thread of a scheduler without worker threads
+     * runs the task meanwhile. Off a fiber they block as usual.
+     *
      * @param <T> the result type
      * @param scheduler the scheduler that runs {@code supplier} on a fiber
      * @param supplier the code to run
@@ -316,7 +322,7 @@ public final class Futures {
     public static <T> CompletableFuture<T> supplyAsync(Scheduler scheduler, Supplier<? extends T> supplier) {
         Objects.requireNonNull(scheduler, "scheduler must not be null");
         Objects.requireNonNull(supplier, "supplier must not be null");
-        CompletableFuture<T> future = new CompletableFuture<>();
+        CompletableFuture<T> future = new FiberFriendlyFuture<>();
         scheduler.enqueue(new Task(new AsyncBody<>(future, supplier)));
         return future;
     }

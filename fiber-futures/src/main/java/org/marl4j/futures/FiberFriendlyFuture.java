@@ -1,0 +1,62 @@
+package org.marl4j.futures;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.marl4j.Fiber;
+import org.marl4j.FiberCallback;
+
+/**
+ * FiberFriendlyFuture is the {@link CompletableFuture} that {@link Futures#supplyAsync} and
+ * {@link Futures#runAsync} return: called on a fiber, its {@link #join()} and {@link #get()} wait as
+ * {@link Futures#await} does, suspending only the fiber, and then answer exactly as the JDK's would
+ * (the same exceptions, wrapped the same way). Stages made from it ({@code thenApply} and the like)
+ * are of this class too.
+ *
+ * <p>Why: the future of a task on the same scheduler is the one most often joined from a fiber, and
+ * a plain {@code join()} there holds the worker thread, which may be the only one that could run
+ * the task: a bound thread of a scheduler without worker threads, or a scheduler whose workers are
+ * all busy joining, then waits for good. Off a fiber nothing changes.
+ */
+final class FiberFriendlyFuture<T> extends CompletableFuture<T> {
+
+    @Override
+    public <U> CompletableFuture<U> newIncompleteFuture() {
+        return new FiberFriendlyFuture<>();
+    }
+
+    @Override
+    public T join() {
+        awaitOnFiber();
+        return super.join();
+    }
+
+    @Override
+    public T get() throws InterruptedException, ExecutionException {
+        awaitOnFiber();
+        return super.get();
+    }
+
+    @Override
+    public T get(long timeout, TimeUnit unit) throws InterruptedException, ExecutionException, TimeoutException {
+        if (!isDone() && Fiber.current() != null) {
+            // The timed wait of Futures.await, on a stage that completes normally whatever this does,
+            // so that only the timeout can come out of it; the outcome is then read below.
+            Futures.await(handle((value, failure) -> null), java.time.Duration.of(timeout, unit.toChronoUnit()));
+        }
+        return super.get(timeout, unit);
+    }
+
+    /** awaitOnFiber() suspends the calling fiber until this future is done; off a fiber it returns at once. */
+    private void awaitOnFiber() {
+        if (isDone()) {
+            return;
+        }
+        FiberCallback callback = FiberCallback.forCurrentFiber();
+        if (callback != null) {
+            whenComplete(callback);
+            callback.await();
+        }
+    }
+}
