@@ -1,5 +1,6 @@
 package org.marl4j.futures;
 
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -43,12 +44,17 @@ final class FiberFriendlyFuture<T> extends CompletableFuture<T> {
         if (!isDone() && Fiber.current() != null) {
             // The timed wait of Futures.await, on a stage that completes normally whatever this does,
             // so that only the timeout can come out of it; the outcome is then read below.
-            Futures.await(handle((value, failure) -> null), java.time.Duration.of(timeout, unit.toChronoUnit()));
+            // unit.toNanos saturates where Duration.of(timeout, unit) would overflow (say Long.MAX_VALUE days).
+            Futures.await(handle((value, failure) -> null), Duration.ofNanos(unit.toNanos(timeout)));
         }
         return super.get(timeout, unit);
     }
 
-    /** awaitOnFiber() suspends the calling fiber until this future is done; off a fiber it returns at once. */
+    /**
+     * awaitOnFiber() suspends the calling fiber until this future is done; off a fiber it returns at
+     * once. The wait of Futures.await's plain-future path, without reading the outcome: the caller
+     * reads it as the JDK's join() or get() report it.
+     */
     private void awaitOnFiber() {
         if (isDone()) {
             return;

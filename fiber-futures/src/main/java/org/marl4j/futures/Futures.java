@@ -69,7 +69,7 @@ public final class Futures {
      */
     public static <T> T await(CompletionStage<T> stage) {
         Objects.requireNonNull(stage, "stage must not be null");
-        if (stage.getClass() == CompletableFuture.class) {
+        if (isPlainFuture(stage)) {
             CompletableFuture<T> future = (CompletableFuture<T>) stage;
             if (future.isDone()) {
                 return resultOf(future);
@@ -276,13 +276,21 @@ public final class Futures {
      * isDone(stage) is true for a plain CompletableFuture already complete: its whenComplete runs
      * the callback at once and keeps nothing. Any other stage answers false and is waited for
      * through its {@link StageWaiters}, which works for every CompletionStage, done or not.
-     *
-     * <p>Why the exact class and not {@code instanceof}: a subclass may refuse the Future methods,
-     * as the JDK's own {@link CompletableFuture#minimalCompletionStage()} does (its isDone() throws
-     * UnsupportedOperationException); only CompletionStage's methods are safe on a user's stage.
      */
     private static boolean isDone(CompletionStage<?> stage) {
-        return stage.getClass() == CompletableFuture.class && ((CompletableFuture<?>) stage).isDone();
+        return isPlainFuture(stage) && ((CompletableFuture<?>) stage).isDone();
+    }
+
+    /**
+     * isPlainFuture(stage) is whether stage is a CompletableFuture whose Future methods behave as
+     * the JDK's: exactly that class, or this package's {@link FiberFriendlyFuture} (what supplyAsync
+     * returns). Why the exact classes and not {@code instanceof}: a subclass may refuse the Future
+     * methods, as the JDK's own {@link CompletableFuture#minimalCompletionStage()} does (its isDone()
+     * throws UnsupportedOperationException); only CompletionStage's methods are safe on a user's stage.
+     */
+    private static boolean isPlainFuture(CompletionStage<?> stage) {
+        Class<?> type = stage.getClass();
+        return type == CompletableFuture.class || type == FiberFriendlyFuture.class;
     }
 
     /** Rejects a null array or element, naming the element's index. */

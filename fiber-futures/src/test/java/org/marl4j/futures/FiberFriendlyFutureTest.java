@@ -103,6 +103,26 @@ class FiberFriendlyFutureTest {
     }
 
     @Test
+    void onAFiber_aTimedGetTakesAnyTimeout_andFuturesAwaitTakesTheFuture() {
+        TestSchedulers.withBoundScheduler(1, scheduler -> {
+            CompletableFuture<String> checked = TestSchedulers.onFiber(scheduler, () -> {
+                Event go = new Event(Event.Mode.MANUAL);
+                CompletableFuture<String> later = Futures.supplyAsync(scheduler, () -> {
+                    go.await();
+                    return "later";
+                });
+                go.signal();
+                // A timeout no Duration holds in nanoseconds, as the JDK's get takes it.
+                assertEquals("later", later.get(Long.MAX_VALUE, TimeUnit.DAYS));
+                assertEquals("now", Futures.await(Futures.supplyAsync(scheduler, () -> "now")));
+                assertEquals("soon", Futures.await(Futures.supplyAsync(scheduler, () -> "soon"), Duration.ofSeconds(10)));
+                return "checked";
+            });
+            assertEquals("checked", TestSchedulers.get(checked));
+        });
+    }
+
+    @Test
     void offAFiber_nothingChanges() throws Exception {
         try (Scheduler scheduler = new Scheduler(TestSchedulers.config(1))) {
             Event go = new Event(Event.Mode.MANUAL);
