@@ -139,7 +139,7 @@ final class MarlWorker implements Scheduler.Worker, Runnable {
         queue.offer(task);
         if (wip.getAndIncrement() == 0) {
             try {
-                owner.execute(new OneShot(owner, this, false), strict);
+                owner.execute(OneShot.drain(owner, this), strict);
             } catch (RejectedExecutionException rejected) {
                 dispose(); // no drain will ever run: this worker is dead
                 return refusedBy(rejected);

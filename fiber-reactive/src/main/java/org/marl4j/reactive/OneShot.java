@@ -22,14 +22,30 @@ final class OneShot implements Runnable, MarlScheduler.Timed {
     private final Runnable body;
     /** Whether this task waits on the deadline heap (and is in the owner's set of timed tasks). */
     private final boolean timed;
+    /**
+     * Whether dispose() of the owner skips this task if it has not started: false for a Worker's
+     * drain, which must run to drop what it queued (a periodic run there is counted by the owner
+     * until its drop ends it), and which skips those tasks itself.
+     */
+    private final boolean skippable;
     private final AtomicInteger state = new AtomicInteger(PENDING);
     /** The deadline-heap handle of a delayed task, set just after it was enqueued. */
     private volatile DelayedTask delayed;
 
     OneShot(MarlScheduler owner, Runnable body, boolean timed) {
+        this(owner, body, timed, true);
+    }
+
+    private OneShot(MarlScheduler owner, Runnable body, boolean timed, boolean skippable) {
         this.owner = owner;
         this.body = body;
         this.timed = timed;
+        this.skippable = skippable;
+    }
+
+    /** drain(owner, worker) is the task that drains a Worker's queue: it runs even after dispose(). */
+    static OneShot drain(MarlScheduler owner, MarlWorker worker) {
+        return new OneShot(owner, worker, false, false);
     }
 
     /** delayed(handle) records the heap handle; a dispose() that came first cancels it now. */
@@ -43,7 +59,7 @@ final class OneShot implements Runnable, MarlScheduler.Timed {
     @Override
     public void run() {
         try {
-            if (owner.skipsPending()) {
+            if (skippable && owner.skipsPending()) {
                 state.compareAndSet(PENDING, CANCELLED);
                 return;
             }

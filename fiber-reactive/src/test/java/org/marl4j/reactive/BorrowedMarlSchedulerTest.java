@@ -88,4 +88,35 @@ class BorrowedMarlSchedulerTest extends MarlSchedulerContract {
         org.junit.jupiter.api.Assertions.assertEquals(afterClose, ticks.get(), "no tick after close");
         interval.dispose();
     }
+
+    /**
+     * A Worker's periodic run is queued on the worker, whose drain is a task of the scheduler. If
+     * dispose() lands after the run's timer queued that drain and before the drain starts, the drain
+     * must still drop what it holds: the periodic task is counted until it ends, and a borrowed
+     * scheduler terminates only when the count reaches zero. One marl worker thread makes the order
+     * exact: the periodic body queues B, B queues C behind the next run's timer, that timer queues
+     * the drain behind C, and C holds the thread while the test disposes.
+     */
+    @Test
+    void dispose_beforeAWorkersDrainStarted_stillEndsTheQueuedPeriodicRun_soTerminationCompletes() {
+        MarlScheduler s = create(1);
+        reactor.core.scheduler.Scheduler.Worker worker = s.createWorker();
+        java.util.concurrent.CountDownLatch holding = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicInteger runs = new java.util.concurrent.atomic.AtomicInteger();
+        reactor.core.Disposable periodic = worker.schedulePeriodically(() -> {
+            if (runs.incrementAndGet() == 1) {
+                marl.enqueue(new Task(() -> marl.enqueue(new Task(() -> {
+                    holding.countDown();
+                    awaitLatch(release); // holds the only worker thread: the drain waits behind it
+                }))));
+            }
+        }, 0, 1, java.util.concurrent.TimeUnit.NANOSECONDS);
+        awaitLatch(holding);
+        s.dispose();
+        release.countDown();
+        StepVerifier.create(s.disposeGracefully()).expectComplete().verify(TestSchedulers.PATIENCE);
+        org.junit.jupiter.api.Assertions.assertEquals(1, runs.get(), "the periodic task ran after dispose()");
+        org.junit.jupiter.api.Assertions.assertTrue(periodic.isDisposed());
+    }
 }
