@@ -7,6 +7,9 @@ import org.marl4j.Event;
 import org.marl4j.Fiber;
 import org.reactivestreams.Subscriber;
 import org.reactivestreams.Subscription;
+import reactor.core.CoreSubscriber;
+import reactor.core.publisher.Operators;
+import reactor.util.context.Context;
 
 /**
  * FiberProducerSubscription is one subscription to a {@link Publishers#publish} publisher: the
@@ -21,6 +24,8 @@ import org.reactivestreams.Subscription;
  */
 final class FiberProducerSubscription<T> implements Subscription, Emitter<T>, Runnable {
     private final Producer<T> producer;
+    /** The subscriber's Reactor context, kept past cancel for its onErrorDropped hooks (empty if not Reactor's). */
+    private final Context context;
     /** Dropped at cancel so that a cancelled subscriber can be collected (rule 3.13). */
     private volatile Subscriber<? super T> downstream;
     /** Requested and not yet emitted; Long.MAX_VALUE means unbounded (rule 3.17). */
@@ -45,6 +50,7 @@ final class FiberProducerSubscription<T> implements Subscription, Emitter<T>, Ru
     FiberProducerSubscription(Subscriber<? super T> downstream, Producer<T> producer) {
         this.downstream = downstream;
         this.producer = producer;
+        this.context = downstream instanceof CoreSubscriber<?> core ? core.currentContext() : Context.empty();
     }
 
     @Override
@@ -157,7 +163,12 @@ final class FiberProducerSubscription<T> implements Subscription, Emitter<T>, Ru
         Subscriber<? super T> subscriber = downstream;
         if (cancelled || subscriber == null || terminated) {
             ended = terminated ? "failed" : "was cancelled by its subscriber";
-            return; // the CancellationException we threw (or anything else) after cancel: nobody to tell
+            if (failure != null && !(failure instanceof CancellationException)) {
+                // Nobody to tell, but not lost: as Reactor's own sources do with an error after cancel.
+                // A CancellationException is how emit told the producer to stop: no failure.
+                Operators.onErrorDropped(failure, context);
+            }
+            return;
         }
         // Set before the terminal signal, which may make someone try the leaked emitter.
         ended = badRequest != null || failure != null ? "failed" : "completed";

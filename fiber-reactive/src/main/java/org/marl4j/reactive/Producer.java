@@ -20,7 +20,8 @@ package org.marl4j.reactive;
 public interface Producer<T> {
     /**
      * produce(emitter) emits the stream's elements. Returning completes the stream; throwing fails
-     * it with what was thrown (unless the subscriber had cancelled).
+     * it with what was thrown; once the subscriber has cancelled, what is thrown (other than a
+     * {@code CancellationException}) goes to Reactor's {@code Hooks.onErrorDropped} instead.
      *
      * @param emitter where to emit elements; valid only on this fiber, until this method returns
      * @throws Exception any failure, delivered to the subscriber's {@code onError}

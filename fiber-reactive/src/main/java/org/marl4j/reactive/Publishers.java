@@ -162,7 +162,9 @@ public final class Publishers {
      * <ul>
      *   <li>{@link Emitter#emit} delivers an element, suspending the fiber while the subscriber has
      *       requested nothing more (demand adds up and saturates at {@code Long.MAX_VALUE});
-     *   <li>the producer returning completes the stream; throwing fails it with what it threw;
+     *   <li>the producer returning completes the stream; throwing fails it with what it threw (after
+     *       a cancel, anything but a {@link CancellationException} goes to Reactor's
+     *       {@code Hooks.onErrorDropped}, as an error after cancel does with Reactor's own sources);
      *   <li>cancelling the subscription makes the pending or next {@code emit} throw
      *       {@link CancellationException}, so the producer unwinds and its {@code finally} blocks
      *       run; a subscription cancelled before its fiber started never runs the producer;

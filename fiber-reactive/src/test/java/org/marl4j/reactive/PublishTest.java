@@ -269,6 +269,62 @@ class PublishTest {
         });
     }
 
+    /**
+     * A failure the producer throws after its subscriber cancelled (here its clean-up failing as it
+     * unwinds) can no longer go to onError: as with Reactor's own sources (a FluxSink's error after
+     * cancel), it goes to the onErrorDropped hooks rather than vanishing. The CancellationException
+     * that emit throws is how a producer is told to stop, and is not reported.
+     */
+    @ForEachWorkerCount
+    void aFailureAfterCancel_goesToOnErrorDropped_notTheCancellationItself(int workers) {
+        java.util.Queue<Throwable> dropped = new ConcurrentLinkedQueue<>();
+        CompletableFuture<Void> someDropped = new CompletableFuture<>();
+        reactor.core.publisher.Hooks.onErrorDropped(error -> {
+            dropped.add(error);
+            someDropped.complete(null);
+        });
+        try {
+            withWorkers(workers, scheduler -> {
+                java.io.IOException cleanup = new java.io.IOException("clean-up failed");
+                java.io.Closeable resource = () -> {
+                    throw cleanup;
+                };
+                CompletableFuture<Void> quietUnwound = new CompletableFuture<>();
+                Publisher<Integer> unwindsQuietly = Publishers.publish(scheduler, emitter -> {
+                    try {
+                        for (int i = 0; ; i++) {
+                            emitter.emit(i);
+                        }
+                    } finally {
+                        quietUnwound.complete(null);
+                    }
+                });
+                Publisher<Integer> failsAsItUnwinds = Publishers.publish(scheduler, emitter -> {
+                    try {
+                        for (int i = 0; ; i++) {
+                            emitter.emit(i);
+                        }
+                    } finally {
+                        resource.close(); // replaces the CancellationException
+                    }
+                });
+                assertEquals(0, TestSchedulers.runOnFiber(scheduler, () -> firstOf(unwindsQuietly)));
+                TestSchedulers.runOnFiber(scheduler, () -> TestSchedulers.get(quietUnwound));
+                assertEquals(0, TestSchedulers.runOnFiber(scheduler, () -> firstOf(failsAsItUnwinds)));
+                TestSchedulers.runOnFiber(scheduler, () -> TestSchedulers.get(someDropped)); // waits on a fiber: 0 workers too
+                assertEquals(List.of(cleanup), List.copyOf(dropped), "only the clean-up's failure is reported");
+            });
+        } finally {
+            reactor.core.publisher.Hooks.resetOnErrorDropped();
+        }
+    }
+
+    private static <T> T firstOf(Publisher<T> publisher) {
+        try (FiberIterator<T> it = Publishers.iterate(publisher, 1)) {
+            return it.next(); // close() cancels the producer, which is waiting in its second emit
+        }
+    }
+
     private static void withWorkers(int workers, java.util.function.Consumer<Scheduler> body) {
         TestSchedulers.withScheduler(workers, body);
     }
