@@ -419,13 +419,15 @@ public final class MarlScheduler implements reactor.core.scheduler.Scheduler, Sc
         }
     }
 
-    /** enqueue(task, nanos) puts an already counted task back on the marl scheduler (periodic re-arm). */
+    /**
+     * enqueue(task, nanos) puts an already counted task back on the marl scheduler (periodic re-arm),
+     * always through the deadline heap, even when due now: a closing marl scheduler refuses a new
+     * delayed task even from its own tasks, but lets them enqueue plain ones while it drains, so a
+     * periodic task re-queued at once (a non-positive period, a late fixed-rate run) would keep a
+     * borrowed scheduler's close() waiting for ever.
+     */
     DelayedTask enqueue(Runnable task, long nanos) {
-        if (nanos <= 0) {
-            marl.enqueue(new Task(task));
-            return null;
-        }
-        return marl.enqueue(new Task(task), Duration.ofNanos(nanos));
+        return marl.enqueue(new Task(task), Duration.ofNanos(Math.max(0, nanos)));
     }
 
     /** accept() counts a new task or rejects it; see shutDown for why the order matters. */

@@ -22,7 +22,7 @@ final class Periodic implements Runnable, MarlScheduler.Timed {
     /** Due time of the run in progress or armed; written only by the run, and runs never overlap. */
     private long nextDue;
     private volatile boolean cancelled;
-    /** The armed timer, or null when the next run was queued at once. */
+    /** The armed timer (due now when the next run is late or the period non-positive); null before the first. */
     private volatile DelayedTask next;
     private final AtomicBoolean finished = new AtomicBoolean();
     /** What a worker queues: one run, or, if the worker drops it, the end of this task. */
@@ -54,7 +54,7 @@ final class Periodic implements Runnable, MarlScheduler.Timed {
     private void arm(long nanos) {
         DelayedTask handle = owner.enqueue(this, nanos);
         next = handle;
-        if (cancelled && handle != null && handle.cancel()) {
+        if (cancelled && handle.cancel()) {
             finish(); // dispose() came while arming and missed this handle
         }
     }

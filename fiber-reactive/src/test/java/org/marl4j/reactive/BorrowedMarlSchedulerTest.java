@@ -119,4 +119,39 @@ class BorrowedMarlSchedulerTest extends MarlSchedulerContract {
         org.junit.jupiter.api.Assertions.assertEquals(1, runs.get(), "the periodic task ran after dispose()");
         org.junit.jupiter.api.Assertions.assertTrue(periodic.isDisposed());
     }
+
+    /**
+     * A periodic task re-armed at once (a non-positive period, or a run later than its period: a
+     * fixed-rate catch-up) must end when the borrowed marl scheduler closes, as one re-armed on the
+     * deadline heap does: close() lets a scheduler's own tasks enqueue while it drains, so a task
+     * that re-queues itself there keeps it open for ever.
+     */
+    @org.junit.jupiter.params.ParameterizedTest(name = "{0} worker threads, period {1} ms, on a Worker: {2}")
+    @org.junit.jupiter.params.provider.CsvSource({"1, 0, false", "2, 0, true", "4, 0, false", "1, 1, true", "2, 1, false",
+            "4, 1, true"})
+    void closingTheBorrowedScheduler_endsAPeriodicTaskThatReArmsAtOnce(int workers, long periodMillis, boolean onWorker) {
+        MarlScheduler s = create(workers);
+        reactor.core.scheduler.Scheduler.Worker worker = s.createWorker();
+        java.util.concurrent.atomic.AtomicInteger runs = new java.util.concurrent.atomic.AtomicInteger();
+        Runnable body = () -> {
+            runs.incrementAndGet();
+            if (periodMillis > 0) {
+                org.marl4j.Fiber.sleep(java.time.Duration.ofMillis(3 * periodMillis)); // every run is late
+            }
+        };
+        reactor.core.Disposable periodic = onWorker
+                ? worker.schedulePeriodically(body, 0, periodMillis, java.util.concurrent.TimeUnit.MILLISECONDS)
+                : s.schedulePeriodically(body, 0, periodMillis, java.util.concurrent.TimeUnit.MILLISECONDS);
+        org.awaitility.Awaitility.await().atMost(TestSchedulers.PATIENCE).until(() -> runs.get() >= 3);
+        Thread closer = TestSchedulers.startThread("closer", marl::close);
+        try {
+            org.awaitility.Awaitility.await("close() of the borrowed scheduler")
+                    .atMost(TestSchedulers.PATIENCE).until(() -> !closer.isAlive());
+        } finally {
+            periodic.dispose(); // lets a close that hung end, so that the next tests run
+            worker.dispose();
+            org.marl4j.TaskErrors.join(closer);
+        }
+        org.junit.jupiter.api.Assertions.assertTrue(periodic.isDisposed());
+    }
 }
