@@ -25,7 +25,8 @@ import reactor.core.scheduler.Schedulers;
  * thread runs other fibers. Two drains never run at once, so tasks never overlap.
  *
  * <p>Timers: delayed and periodic tasks wait on the marl scheduler's deadline heap (through the
- * owning {@link MarlScheduler}, which counts them) and, when due, are queued here like any task.
+ * owning {@link MarlScheduler}, which counts them) and, when due, are queued here like any task;
+ * delayed tasks in the order they fall due, whichever of their timers fires first ({@link WorkerDelays}).
  *
  * <p>Disposal: {@link #dispose()} cancels queued, delayed and periodic tasks; afterwards every
  * {@code schedule} throws the {@link Exceptions#failWithRejected()} singleton, as Reactor's own
@@ -45,6 +46,8 @@ final class MarlWorker implements Scheduler.Worker, Runnable {
     private final AtomicInteger wip = new AtomicInteger();
     /** Delayed and periodic tasks not yet due or not yet finished: what dispose() cancels. */
     private final Set<Disposable> timed = ConcurrentHashMap.newKeySet();
+    /** Delayed tasks not yet due, in the order they fall due. */
+    private final WorkerDelays delays = new WorkerDelays();
     private volatile boolean disposed;
 
     MarlWorker(MarlScheduler owner) {
@@ -71,18 +74,18 @@ final class MarlWorker implements Scheduler.Worker, Runnable {
         }
         checkOpen();
         WorkerTask queued = new WorkerTask(this, Schedulers.onSchedule(task));
-        OneShot timer = new OneShot(owner, () -> {
-            timed.remove(queued);
-            if (submit(queued, false) != null) {
-                queued.dispose();
-            }
-        }, true);
-        queued.timer(timer);
+        OneShot timer = new OneShot(owner, this::releaseDue, true);
+        WorkerDelays.Entry entry = delays.add(queued, timer, nanos); // before the timer is armed: see WorkerDelays
+        queued.timer(() -> { // what the task's dispose() cancels
+            delays.remove(entry);
+            timer.dispose();
+        });
         timed.add(queued);
         try {
             owner.executeLater(timer, nanos);
         } catch (RejectedExecutionException rejected) {
             timed.remove(queued);
+            delays.remove(entry);
             throw refusedBy(rejected);
         }
         if (disposed) {
@@ -180,6 +183,21 @@ final class MarlWorker implements Scheduler.Worker, Runnable {
                 return;
             }
         }
+    }
+
+    /**
+     * releaseDue() is the body of every delayed task's timer: it queues every delayed task that is
+     * due, in deadline order (see {@link WorkerDelays}), and cancels the timers of those released
+     * before their own timer fired.
+     */
+    private void releaseDue() {
+        delays.releaseDue(entry -> {
+            timed.remove(entry.task());
+            entry.timer().dispose(); // no effect on the timer running this
+            if (submit(entry.task(), false) != null) {
+                entry.task().dispose();
+            }
+        });
     }
 
     /** taskFailed(error) reports what a task threw, as its scheduler does (see MarlScheduler.taskFailed). */

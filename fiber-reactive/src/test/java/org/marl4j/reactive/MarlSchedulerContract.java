@@ -302,6 +302,33 @@ abstract class MarlSchedulerContract {
         worker.dispose();
     }
 
+    /**
+     * A Worker's delayed tasks run in the order they fall due, as on Reactor's own workers, although
+     * their timers wait on the deadline heaps of different marl worker threads, which fire
+     * independently.
+     */
+    @ParameterizedTest(name = "{0} worker threads")
+    @ValueSource(ints = {1, 2, 4})
+    void worker_delayedTasks_runInTheOrderTheyFallDue(int workers) {
+        MarlScheduler s = create(workers);
+        Scheduler.Worker worker = s.createWorker();
+        int count = 300;
+        Queue<Integer> ran = new ConcurrentLinkedQueue<>();
+        CompletableFuture<Void> lastRan = new CompletableFuture<>();
+        for (int i = 0; i < count; i++) {
+            int task = i;
+            worker.schedule(() -> {
+                ran.add(task);
+                if (task == count - 1) {
+                    lastRan.complete(null);
+                }
+            }, 5, TimeUnit.MILLISECONDS);
+        }
+        TestSchedulers.get(lastRan);
+        assertEquals(java.util.stream.IntStream.range(0, count).boxed().toList(), List.copyOf(ran));
+        worker.dispose();
+    }
+
     @ParameterizedTest(name = "{0} worker threads")
     @ValueSource(ints = {1, 2})
     void worker_dispose_cancelsPendingTasks(int workers) {

@@ -75,6 +75,25 @@ class ReactorOperatorsTest {
         });
     }
 
+    /**
+     * delaySequence schedules every element, then the completion, on one Worker with the same delay:
+     * it relies on the Worker running delayed tasks in the order they fall due, or elements come out
+     * of order and those behind the completion are lost.
+     */
+    @ParameterizedTest(name = "{0} worker threads")
+    @ValueSource(ints = {1, 2, 4})
+    void delaySequence_keepsTheOrder_andLosesNoElement(int workers) {
+        withMarl(workers, marl -> {
+            List<Integer> expected = IntStream.range(0, 500).boxed().toList();
+            for (int round = 0; round < 5; round++) {
+                StepVerifier.create(Flux.range(0, 500).delaySequence(Duration.ofMillis(5), marl).collectList())
+                        .expectNext(expected)
+                        .expectComplete()
+                        .verify(TestSchedulers.PATIENCE);
+            }
+        });
+    }
+
     @ParameterizedTest(name = "{0} worker threads")
     @ValueSource(ints = {1, 2, 4})
     void monoDelay_emitsAfterTheDelayOnAFiber(int workers) {
