@@ -398,7 +398,7 @@ public final class MarlScheduler implements reactor.core.scheduler.Scheduler, Sc
     /** executeLater(task, nanos) counts and puts a one-shot task on the deadline heap. */
     void executeLater(OneShot task, long nanos) {
         accept();
-        timed.add(task);
+        track(task);
         try {
             task.delayed(marl.enqueue(new Task(task), Duration.ofNanos(nanos)));
         } catch (RuntimeException rejected) {
@@ -410,7 +410,7 @@ public final class MarlScheduler implements reactor.core.scheduler.Scheduler, Sc
     /** startPeriodic(periodic, initialDelayNanos) counts a periodic task once and arms its first run. */
     void startPeriodic(Periodic periodic, long initialDelayNanos) {
         accept();
-        timed.add(periodic);
+        track(periodic);
         try {
             periodic.start(initialDelayNanos);
         } catch (RuntimeException rejected) {
@@ -428,6 +428,21 @@ public final class MarlScheduler implements reactor.core.scheduler.Scheduler, Sc
      */
     DelayedTask enqueue(Runnable task, long nanos) {
         return marl.enqueue(new Task(task), Duration.ofNanos(Math.max(0, nanos)));
+    }
+
+    /**
+     * track(task) lists a timed task, already accepted, for shutDown to cancel, and cancels it
+     * itself if a shutdown that cancels it came between accept() and the listing, whose sweep then
+     * missed it (a periodic task would run for ever and termination never come). shutDown writes
+     * the state then reads the list; this writes the list then reads the state: one of the two sees
+     * the other. The task's own arming then honours the cancel (see OneShot.delayed, Periodic.arm).
+     */
+    private void track(Timed task) {
+        timed.add(task);
+        int s = state.get();
+        if (s == DISPOSED || (s == SHUTTING_DOWN && task instanceof Periodic)) {
+            task.dispose();
+        }
     }
 
     /** accept() counts a new task or rejects it; see shutDown for why the order matters. */

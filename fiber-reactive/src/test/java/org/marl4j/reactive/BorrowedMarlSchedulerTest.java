@@ -154,4 +154,34 @@ class BorrowedMarlSchedulerTest extends MarlSchedulerContract {
         }
         org.junit.jupiter.api.Assertions.assertTrue(periodic.isDisposed());
     }
+
+    /**
+     * A periodic task scheduled while a graceful dispose lands, between being counted and being
+     * listed for cancellation, must still be cancelled: otherwise it runs for ever and termination
+     * never comes. A race over many rounds (each a new MarlScheduler over the same marl scheduler),
+     * bounded in rounds and time; it does not catch the window every run.
+     */
+    @org.junit.jupiter.params.ParameterizedTest(name = "{0} worker threads")
+    @org.junit.jupiter.params.provider.ValueSource(ints = {1, 2})
+    void aPeriodicTaskScheduledAsAGracefulDisposeLands_isCancelled_soTerminationCompletes(int workers) {
+        create(workers);
+        long until = System.nanoTime() + java.time.Duration.ofSeconds(3).toNanos();
+        for (int round = 0; round < 5_000 && System.nanoTime() - until < 0; round++) {
+            MarlScheduler s = MarlScheduler.from(marl);
+            java.util.concurrent.atomic.AtomicBoolean go = new java.util.concurrent.atomic.AtomicBoolean();
+            Thread scheduling = Thread.ofPlatform().start(() -> {
+                while (!go.get()) {
+                    Thread.onSpinWait(); // both sides start together: the window is a few instructions wide
+                }
+                try {
+                    s.schedulePeriodically(() -> {}, 0, 1, java.util.concurrent.TimeUnit.MILLISECONDS);
+                } catch (java.util.concurrent.RejectedExecutionException disposedFirst) {
+                    // the dispose won the race outright: nothing to cancel
+                }
+            });
+            go.set(true);
+            StepVerifier.create(s.disposeGracefully()).expectComplete().verify(java.time.Duration.ofSeconds(10));
+            org.marl4j.TaskErrors.join(scheduling);
+        }
+    }
 }
