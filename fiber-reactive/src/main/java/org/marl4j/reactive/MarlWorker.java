@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import reactor.core.Disposable;
 import reactor.core.Exceptions;
+import reactor.core.Scannable;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
@@ -34,7 +35,7 @@ import reactor.core.scheduler.Schedulers;
  * gets Reactor's rejection with marl4j's reason as its message. A task already running finishes.
  * Disposing the scheduler cancels the queued tasks too: the drain drops them when it reaches them.
  */
-final class MarlWorker implements Scheduler.Worker, Runnable {
+final class MarlWorker implements Scheduler.Worker, Scannable, Runnable {
     /** A queued item: run it, or, if the worker is disposed first, drop it. */
     interface Queued extends Runnable {
         void drop();
@@ -127,6 +128,27 @@ final class MarlWorker implements Scheduler.Worker, Runnable {
     @Override
     public boolean isDisposed() {
         return disposed;
+    }
+
+    /**
+     * scanUnsafe(key) answers what Reactor's own workers answer: {@link Attr#PARENT} (the
+     * {@link MarlScheduler}), {@link Attr#TERMINATED} and {@link Attr#CANCELLED} (whether this worker
+     * is disposed) and {@link Attr#BUFFERED} (tasks queued here and not yet started; counting them
+     * walks the queue); null for any other attribute.
+     */
+    @Override
+    @SuppressWarnings("rawtypes") // Scannable declares it with the raw Attr type
+    public Object scanUnsafe(Attr key) {
+        if (key == Attr.TERMINATED || key == Attr.CANCELLED) {
+            return disposed;
+        }
+        if (key == Attr.PARENT) {
+            return owner;
+        }
+        if (key == Attr.BUFFERED) {
+            return queue.size();
+        }
+        return null;
     }
 
     /**

@@ -496,6 +496,33 @@ abstract class MarlSchedulerContract {
         assertNull(scannable.scan(Scannable.Attr.PARENT));
     }
 
+    @ParameterizedTest(name = "{0} worker threads")
+    @ValueSource(ints = {1, 2})
+    void workerScan_reportsParentQueuedTasksAndDisposal_asReactorWorkersDo(int workers) {
+        MarlScheduler s = create(workers);
+        Scheduler.Worker worker = s.createWorker();
+        Scannable scannable = Scannable.from(worker);
+        assertTrue(scannable.isScanAvailable(), "a MarlScheduler's Worker is Scannable");
+        assertSame(s, scannable.scan(Scannable.Attr.PARENT));
+        org.marl4j.Event release = new org.marl4j.Event(org.marl4j.Event.Mode.MANUAL);
+        CountDownLatch started = new CountDownLatch(1);
+        worker.schedule(() -> { // holds the worker's drain: the tasks after it stay queued
+            started.countDown();
+            release.await();
+        });
+        awaitLatch(started);
+        for (int i = 0; i < 3; i++) {
+            worker.schedule(() -> {});
+        }
+        assertEquals(3, scannable.scan(Scannable.Attr.BUFFERED));
+        assertEquals(false, scannable.scan(Scannable.Attr.TERMINATED));
+        release.signal();
+        await().atMost(TestSchedulers.PATIENCE).until(() -> Integer.valueOf(0).equals(scannable.scan(Scannable.Attr.BUFFERED)));
+        worker.dispose();
+        assertEquals(true, scannable.scan(Scannable.Attr.TERMINATED));
+        assertEquals(true, scannable.scan(Scannable.Attr.CANCELLED));
+    }
+
     static void awaitLatch(CountDownLatch latch) {
         try {
             if (!latch.await(TestSchedulers.PATIENCE.toMillis(), TimeUnit.MILLISECONDS)) {
