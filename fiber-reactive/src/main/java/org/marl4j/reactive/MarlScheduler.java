@@ -518,10 +518,12 @@ public final class MarlScheduler implements reactor.core.scheduler.Scheduler, Sc
 
     /**
      * taskFailed(error) reports what a task threw to Reactor's error handling, unless it is the
-     * cancellation of its wait by dispose()'s forceful close, which is no failure of the task.
+     * cancellation of its wait by a bounded close of the marl scheduler (dispose()'s forceful close
+     * of an owned one, or the owner's close(Duration) of a borrowed one), which is no failure of the
+     * task: fiber-core ends such a task quietly too.
      */
     void taskFailed(Throwable error) {
-        if (error instanceof FiberCancelledException && forcing.get()) {
+        if (error instanceof FiberCancelledException) {
             return;
         }
         ReactorErrors.handle(error);

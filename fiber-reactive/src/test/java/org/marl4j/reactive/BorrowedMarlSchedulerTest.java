@@ -74,6 +74,31 @@ class BorrowedMarlSchedulerTest extends MarlSchedulerContract {
     }
 
     @Test
+    void theOwnersBoundedClose_cancelsASuspendedTasksWait_withoutReportingItAsAnError() {
+        MarlScheduler s = create(2);
+        java.util.Queue<Throwable> reported = new java.util.concurrent.ConcurrentLinkedQueue<>();
+        reactor.core.scheduler.Schedulers.onHandleError("borrowed-close-test", (thread, error) -> reported.add(error));
+        try {
+            CompletableFuture<Throwable> unwound = new CompletableFuture<>();
+            s.schedule(() -> {
+                try {
+                    Publishers.awaitFirst(reactor.core.publisher.Mono.never());
+                } catch (Throwable t) {
+                    unwound.complete(t);
+                    throw t;
+                }
+            });
+            marl.close(java.time.Duration.ofMillis(100)); // gives up on the wait: cancels it
+            org.junit.jupiter.api.Assertions.assertInstanceOf(org.marl4j.FiberCancelledException.class, TestSchedulers.get(unwound));
+            // close() returned after the task ended, and the report (if any) came before it ended
+            org.junit.jupiter.api.Assertions.assertEquals(java.util.List.of(), java.util.List.copyOf(reported),
+                    "the cancellation of a wait by the scheduler's close is no task failure to report");
+        } finally {
+            reactor.core.scheduler.Schedulers.resetOnHandleError("borrowed-close-test");
+        }
+    }
+
+    @Test
     void closingTheBorrowedScheduler_stopsAFluxInterval_insteadOfWaitingForItForever() {
         MarlScheduler s = create(2);
         java.util.concurrent.atomic.AtomicInteger ticks = new java.util.concurrent.atomic.AtomicInteger();
