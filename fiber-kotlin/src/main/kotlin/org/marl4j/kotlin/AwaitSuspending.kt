@@ -1,6 +1,5 @@
 package org.marl4j.kotlin
 
-import kotlinx.coroutines.CancellableContinuation
 import kotlinx.coroutines.suspendCancellableCoroutine
 import org.marl4j.Event
 import org.marl4j.Scheduler
@@ -8,7 +7,6 @@ import org.marl4j.Task
 import org.marl4j.Ticket
 import org.marl4j.WaitGroup
 import java.util.concurrent.RejectedExecutionException
-import java.util.concurrent.atomic.AtomicReference
 import kotlin.coroutines.ContinuationInterceptor
 import kotlin.coroutines.CoroutineContext
 import kotlin.coroutines.coroutineContext
@@ -67,11 +65,12 @@ public suspend fun Event.awaitSuspending() {
  * Suspends the calling coroutine until this ticket is called, without blocking its thread; returns
  * at once if it already is.
  *
- * The ticket resumes the coroutine from an [Ticket.onCall] callback registered on the coroutine's
- * marl4j scheduler. Cancellable: a cancelled waiter resumes at once and leaves behind only an
- * inert callback (it no longer references the coroutine), dropped when the ticket is called.
- * Off a marl4j scheduler there is no scheduler to run the callback, so a virtual thread waits
- * for the ticket instead (and stays parked until the ticket is called, even if the waiter is cancelled).
+ * The ticket resumes its waiting coroutines from one [Ticket.onCall] callback, registered on the
+ * first waiter's marl4j scheduler when it starts waiting, however many coroutines wait for it.
+ * Cancellable: a cancelled waiter resumes at once and withdraws itself, so it leaves nothing behind
+ * (a ticket awaited in a `withTimeout` loop does not grow). If the first waiter runs on no marl4j
+ * scheduler there is no scheduler to run the callback, so a virtual thread waits for the ticket
+ * instead (and stays parked until the ticket is called, even if every waiter is cancelled).
  */
 public suspend fun Ticket.awaitSuspending() {
     if (isCalled()) {
@@ -79,15 +78,21 @@ public suspend fun Ticket.awaitSuspending() {
     }
     val host = hostScheduler()
     suspendCancellableCoroutine { continuation ->
-        val waiter = AtomicReference<CancellableContinuation<Unit>?>(continuation)
-        continuation.invokeOnCancellation { waiter.set(null) }
-        val resume = Runnable { waiter.getAndSet(null)?.resume(Unit) }
+        val (waiters, first) = TicketWaiters.of(this)
+        if (!waiters.add(continuation)) {
+            continuation.resume(Unit) // called since the check above
+            return@suspendCancellableCoroutine
+        }
+        continuation.invokeOnCancellation { waiters.remove(continuation) }
+        if (!first) {
+            return@suspendCancellableCoroutine // the first waiter registered the callback
+        }
         if (host == null) {
-            Thread.ofVirtual().name("marl4j-ticket-await").start { await(); resume.run() }
+            Thread.ofVirtual().name("marl4j-ticket-await").start { await(); waiters.run() }
         } else if (Scheduler.get() === host) {
-            onCall(resume)
+            onCall(waiters)
         } else {
-            startHelper(host) { onCall(resume) }
+            startHelper(host) { onCall(waiters) }
         }
     }
 }

@@ -19,6 +19,8 @@ import org.junit.jupiter.api.Assertions.assertTrue
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.Timeout
 import org.junit.jupiter.api.assertThrows
+import org.junit.jupiter.params.ParameterizedTest
+import org.junit.jupiter.params.provider.ValueSource
 import org.marl4j.Event
 import org.marl4j.ForEachWorkerCount
 import org.marl4j.Scheduler
@@ -117,6 +119,30 @@ class AwaitSuspendingTest {
             assertThrows<TimeoutCancellationException> { withTimeout(10) { ticket.awaitSuspending() } }
         }
         assertNoHelperLeft(scheduler)
+    }
+
+    /**
+     * A ticket awaited in a loop of timeouts: each cancelled waiter used to leave an `onCall`
+     * callback chained onto the ticket's, and the call then ran them one nested frame each, so
+     * 100,000 overflowed the stack and the waiters still there were never resumed.
+     */
+    @ParameterizedTest(name = "{0} worker threads")
+    @ValueSource(ints = [0, 1, 2, 4])
+    fun aTicketWith100kCancelledWaiters_stillResumesEveryLiveWaiter_whenCalled(workers: Int) = onScheduler(workers) { scheduler ->
+        val queue = Ticket.Queue()
+        val first = queue.take()
+        val second = queue.take()
+        withContext(scheduler.asCoroutineDispatcher()) {
+            repeat(100_000) {
+                launch(start = CoroutineStart.UNDISPATCHED) { second.awaitSuspending() }.cancel()
+            }
+            val live = List(10) { launch(start = CoroutineStart.UNDISPATCHED) { second.awaitSuspending() } }
+            first.done()
+            val resumed = withTimeoutOrNull(TestSchedulers.PATIENCE.toMillis()) { live.forEach { it.join() } }
+            live.forEach { it.cancel() } // if not resumed: let the scope end, and fail below
+            assertNotNull(resumed, "the called ticket resumed its live waiters")
+            assertTrue(live.none { it.isCancelled })
+        }
     }
 
     @Test
