@@ -37,7 +37,10 @@ public fun Scheduler.asCoroutineDispatcher(): MarlDispatcher = MarlDispatcher(th
  * `Event.await()`, `Futures.await(stage)`, ...) suspend only the fiber: the worker thread goes on
  * running other coroutines and tasks. A coroutine that calls them does hold its fiber, and so its
  * dispatch, until the call returns; prefer the suspending forms ([awaitSuspending]) where they
- * exist.
+ * exist. Meanwhile its worker thread runs other coroutines' steps, which share the thread's
+ * `ThreadLocal`s with it: they see the value a `ThreadContextElement` of the waiting coroutine set,
+ * and a fiber-blocking call inside `Dispatchers.Unconfined` code leaves kotlinx's per-thread
+ * unconfined loop busy, so other unconfined steps on that thread wait for it to resume.
  *
  * Rejection: once the scheduler is closed, [dispatch] cannot enqueue. The block is then not
  * dropped: the coroutine's job is cancelled with the [RejectedExecutionException] as its cause and
