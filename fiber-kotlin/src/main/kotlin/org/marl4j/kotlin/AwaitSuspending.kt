@@ -69,8 +69,9 @@ public suspend fun Event.awaitSuspending() {
  * first waiter's marl4j scheduler when it starts waiting, however many coroutines wait for it.
  * Cancellable: a cancelled waiter resumes at once and withdraws itself, so it leaves nothing behind
  * (a ticket awaited in a `withTimeout` loop does not grow). If the first waiter runs on no marl4j
- * scheduler there is no scheduler to run the callback, so a virtual thread waits for the ticket
- * instead (and stays parked until the ticket is called, even if every waiter is cancelled).
+ * scheduler, or on one that cannot take the callback (it is closed, or it has no worker threads and
+ * the waiter runs on a thread not bound to it), a virtual thread waits for the ticket instead (and
+ * stays parked until the ticket is called, even if every waiter is cancelled).
  */
 public suspend fun Ticket.awaitSuspending() {
     if (isCalled()) {
@@ -87,29 +88,37 @@ public suspend fun Ticket.awaitSuspending() {
         if (!first) {
             return@suspendCancellableCoroutine // the first waiter registered the callback
         }
-        if (host == null) {
+        if (host == null || !registerOn(host, waiters)) {
+            // No marl4j scheduler will run the callback: a virtual thread waits for the ticket.
             Thread.ofVirtual().name("marl4j-ticket-await").start { await(); waiters.run() }
-        } else if (Scheduler.get() === host) {
-            onCall(waiters)
-        } else {
-            startHelper(host) { onCall(waiters) }
         }
     }
 }
 
-/** Runs [helper] as a task of [host], or on a virtual thread if [host] refuses it (it is closing). */
-private fun startHelper(host: Scheduler, helper: Runnable) {
-    try {
-        host.enqueue(Task(helper))
+/**
+ * Registers [waiters] as this ticket's [Ticket.onCall] callback on [host]: at once if this thread
+ * is bound to [host], else from a task of [host], since onCall needs a thread bound to its
+ * scheduler (a virtual thread, which has none, would throw). Returns false if [host] refuses that
+ * task: it is closing (a coroutine unwinding on `Dispatchers.IO` after a refusal), or it has no
+ * worker threads and this thread is not bound to it.
+ */
+private fun Ticket.registerOn(host: Scheduler, waiters: TicketWaiters): Boolean {
+    if (Scheduler.get() === host) {
+        onCall(waiters)
+        return true
+    }
+    return try {
+        host.enqueue(Task { onCall(waiters) })
+        true
     } catch (refused: RejectedExecutionException) {
-        Thread.ofVirtual().name("marl4j-await").start(helper)
-    } catch (refused: IllegalStateException) {
-        Thread.ofVirtual().name("marl4j-await").start(helper)
+        false
+    } catch (notBound: IllegalStateException) {
+        false
     }
 }
 
 /**
- * The marl4j scheduler to run a waiting helper on: the coroutine's [MarlDispatcher]'s, else the
+ * The marl4j scheduler to run a ticket's callback on: the coroutine's [MarlDispatcher]'s, else the
  * scheduler of the calling thread when it has worker threads (a zero-worker scheduler's tasks run
  * only while its bound thread waits in marl4j, which a thread running other coroutines need not
  * do), else null.

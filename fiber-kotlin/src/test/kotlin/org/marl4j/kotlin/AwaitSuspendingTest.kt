@@ -145,6 +145,69 @@ class AwaitSuspendingTest {
         }
     }
 
+    /**
+     * Cleanup after close: the coroutine unwinds on Dispatchers.IO, where its ticket wait cannot
+     * register the callback on the closed scheduler. The fallback registered it from a virtual
+     * thread instead, where onCall throws (no scheduler is bound there), so the wait never ended,
+     * and neither did the NonCancellable cleanup. Now the wait ends when the ticket is called (its
+     * resumption is refused too, so it ends cancelled, as every step after close does, and so does
+     * the cleanup's join: what is checked is that both end).
+     * (Zero workers does not apply: the launch from this unbound thread is refused before it starts.)
+     */
+    @OptIn(kotlinx.coroutines.DelicateCoroutinesApi::class)
+    @ParameterizedTest(name = "{0} worker threads")
+    @ValueSource(ints = [1, 2, 4])
+    fun aTicketAwaitedInCleanupAfterClose_stopsWaitingWhenTheTicketIsCalled(workers: Int) {
+        val scheduler = Scheduler(TestSchedulers.config(workers))
+        val queue = Ticket.Queue()
+        val first = queue.take()
+        val second = queue.take()
+        val gate = kotlinx.coroutines.CompletableDeferred<Unit>()
+        val waiting = java.util.concurrent.atomic.AtomicBoolean()
+        val waitEnded = java.util.concurrent.atomic.AtomicBoolean()
+        val job = kotlinx.coroutines.GlobalScope.launch(scheduler.asCoroutineDispatcher()) {
+            try {
+                waiting.set(true)
+                gate.await() // suspended here, holding no task, while the scheduler closes
+            } finally {
+                withContext(kotlinx.coroutines.NonCancellable) {
+                    // Undispatched: the wait is registered before the ticket is called below.
+                    val wait = async(start = CoroutineStart.UNDISPATCHED) { second.awaitSuspending() }
+                    wait.invokeOnCompletion { waitEnded.set(true) }
+                    first.done()
+                    wait.join()
+                }
+            }
+        }
+        org.awaitility.Awaitility.await().atMost(TestSchedulers.PATIENCE).until { waiting.get() }
+        scheduler.close()
+        gate.complete(Unit) // its resumption is refused: cancelled, it unwinds on Dispatchers.IO
+        org.awaitility.Awaitility.await().atMost(TestSchedulers.PATIENCE).until { job.isCompleted }
+        assertTrue(waitEnded.get())
+    }
+
+    /**
+     * On a zero-worker scheduler, a child of a waiting runSuspending call started undispatched on an
+     * IO thread: the ticket's callback cannot be enqueued from there, so a virtual thread waits.
+     */
+    @ParameterizedTest(name = "{0} worker threads")
+    @ValueSource(ints = [0, 1, 2, 4])
+    fun aTicketAwaitedUndispatchedOnAnotherThread_returnsWhenTheTicketIsCalled(workers: Int) =
+        TestSchedulers.withBoundScheduler(workers) { _ ->
+            val queue = Ticket.Queue()
+            val first = queue.take()
+            val second = queue.take()
+            val result = runSuspending {
+                val scope = this
+                val waiter = withContext(kotlinx.coroutines.Dispatchers.IO) {
+                    scope.async(start = CoroutineStart.UNDISPATCHED) { second.awaitSuspending(); "called" }
+                }
+                first.done()
+                withTimeoutOrNull(TestSchedulers.PATIENCE.toMillis()) { waiter.await() }.also { waiter.cancel() }
+            }
+            assertEquals("called", result)
+        }
+
     @Test
     fun aCancelledWaiterDoesNotHoldUpClose() {
         val scheduler = Scheduler(TestSchedulers.config(2))
