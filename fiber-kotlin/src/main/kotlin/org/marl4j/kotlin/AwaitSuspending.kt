@@ -118,15 +118,16 @@ private fun Ticket.registerOn(host: Scheduler, waiters: TicketWaiters): Boolean 
 }
 
 /**
- * The marl4j scheduler to run a ticket's callback on: the coroutine's [MarlDispatcher]'s, else the
- * scheduler of the calling thread when it has worker threads (a zero-worker scheduler's tasks run
- * only while its bound thread waits in marl4j, which a thread running other coroutines need not
- * do), else null.
+ * The marl4j scheduler to run a ticket's callback on: the scheduler of the coroutine's
+ * [MarlDispatcher] or of a `limitedParallelism` view of one, else the scheduler of the calling
+ * thread when it has worker threads (a zero-worker scheduler's tasks run only while its bound
+ * thread waits in marl4j, which a thread running other coroutines need not do), else null.
  */
 private suspend fun hostScheduler(): Scheduler? {
-    val dispatcher = coroutineContext[ContinuationInterceptor]
-    if (dispatcher is MarlDispatcher) {
-        return dispatcher.scheduler
+    when (val dispatcher = coroutineContext[ContinuationInterceptor]) {
+        is MarlDispatcher -> return dispatcher.scheduler
+        is LimitedMarlDispatcher -> return dispatcher.scheduler
+        is NamedLimitedMarlDispatcher -> return dispatcher.scheduler
     }
     val bound = Scheduler.get() ?: return null
     return if (bound.config().workerThreadCount > 0) bound else null

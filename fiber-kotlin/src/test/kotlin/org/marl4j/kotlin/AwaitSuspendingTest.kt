@@ -14,6 +14,7 @@ import kotlinx.coroutines.yield
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertFalse
 import org.junit.jupiter.api.Assertions.assertNotNull
+import org.junit.jupiter.api.Assertions.assertNull
 import org.junit.jupiter.api.Assertions.assertSame
 import org.junit.jupiter.api.Assertions.assertTrue
 import org.junit.jupiter.api.Test
@@ -207,6 +208,42 @@ class AwaitSuspendingTest {
             }
             assertEquals("called", result)
         }
+
+    /**
+     * A ticket awaited through a `limitedParallelism` view (and an alias of one) registers its callback
+     * on the view's scheduler, as on the dispatcher itself. It used to take a view for "no marl4j
+     * scheduler" and, with zero workers, leave a virtual thread parked until the ticket is called,
+     * after its waiter was cancelled.
+     */
+    @ParameterizedTest(name = "{0} worker threads")
+    @ValueSource(ints = [0, 1, 2, 4])
+    fun aCancelledTicketWaiterOnAView_leavesNoVirtualThreadWaiting(workers: Int) = onScheduler(workers) { scheduler ->
+        val queue = Ticket.Queue()
+        queue.take() // never done: the tickets below are never called
+        val before = ticketWaitingThreads() // left by other tests, waiting for tickets never called
+        val view = scheduler.asCoroutineDispatcher().limitedParallelism(2)
+        for (dispatcher in listOf(view, view.limitedParallelism(4, "alias"))) {
+            val ticket = queue.take()
+            withContext(dispatcher) {
+                assertNull(withTimeoutOrNull(10) { ticket.awaitSuspending() })
+            }
+        }
+        assertTrue(ticketWaitingThreads() <= before, "a virtual thread waits for a ticket")
+    }
+
+    /** How many virtual threads wait for a ticket in Ticket.awaitSuspending's stead. */
+    private fun ticketWaitingThreads(): Int = threadDump().split("marl4j-ticket-await").size - 1
+
+    /** A dump of every thread, virtual ones included (Thread.getAllStackTraces leaves them out). */
+    private fun threadDump(): String {
+        val file = java.nio.file.Files.createTempDirectory("marl4j-threads").resolve("threads.json")
+        java.lang.management.ManagementFactory.getPlatformMXBean(com.sun.management.HotSpotDiagnosticMXBean::class.java)
+            .dumpThreads(file.toString(), com.sun.management.HotSpotDiagnosticMXBean.ThreadDumpFormat.JSON)
+        return java.nio.file.Files.readString(file).also {
+            java.nio.file.Files.delete(file)
+            java.nio.file.Files.delete(file.parent)
+        }
+    }
 
     @Test
     fun aCancelledWaiterDoesNotHoldUpClose() {
