@@ -1,6 +1,5 @@
 package org.marl4j.kotlin
 
-import kotlinx.coroutines.CancellableContinuation
 import kotlinx.coroutines.suspendCancellableCoroutine
 import org.marl4j.Event
 import org.marl4j.Scheduler
@@ -8,7 +7,6 @@ import org.marl4j.Task
 import org.marl4j.Ticket
 import org.marl4j.WaitGroup
 import java.util.concurrent.RejectedExecutionException
-import java.util.concurrent.atomic.AtomicReference
 import kotlin.coroutines.ContinuationInterceptor
 import kotlin.coroutines.CoroutineContext
 import kotlin.coroutines.coroutineContext
@@ -67,11 +65,13 @@ public suspend fun Event.awaitSuspending() {
  * Suspends the calling coroutine until this ticket is called, without blocking its thread; returns
  * at once if it already is.
  *
- * The ticket resumes the coroutine from an [Ticket.onCall] callback registered on the coroutine's
- * marl4j scheduler. Cancellable: a cancelled waiter resumes at once and leaves behind only an
- * inert callback (it no longer references the coroutine), dropped when the ticket is called.
- * Off a marl4j scheduler there is no scheduler to run the callback, so a virtual thread waits
- * for the ticket instead (and stays parked until the ticket is called, even if the waiter is cancelled).
+ * The ticket resumes its waiting coroutines from one [Ticket.onCall] callback, registered on the
+ * first waiter's marl4j scheduler when it starts waiting, however many coroutines wait for it.
+ * Cancellable: a cancelled waiter resumes at once and withdraws itself, so it leaves nothing behind
+ * (a ticket awaited in a `withTimeout` loop does not grow). If the first waiter runs on no marl4j
+ * scheduler, or on one that cannot take the callback (it is closed, or it has no worker threads and
+ * the waiter runs on a thread not bound to it), a virtual thread waits for the ticket instead (and
+ * stays parked until the ticket is called, even if every waiter is cancelled).
  */
 public suspend fun Ticket.awaitSuspending() {
     if (isCalled()) {
@@ -79,40 +79,55 @@ public suspend fun Ticket.awaitSuspending() {
     }
     val host = hostScheduler()
     suspendCancellableCoroutine { continuation ->
-        val waiter = AtomicReference<CancellableContinuation<Unit>?>(continuation)
-        continuation.invokeOnCancellation { waiter.set(null) }
-        val resume = Runnable { waiter.getAndSet(null)?.resume(Unit) }
-        if (host == null) {
-            Thread.ofVirtual().name("marl4j-ticket-await").start { await(); resume.run() }
-        } else if (Scheduler.get() === host) {
-            onCall(resume)
-        } else {
-            startHelper(host) { onCall(resume) }
+        val (waiters, first) = TicketWaiters.of(this)
+        if (!waiters.add(continuation)) {
+            continuation.resume(Unit) // called since the check above
+            return@suspendCancellableCoroutine
+        }
+        continuation.invokeOnCancellation { waiters.remove(continuation) }
+        if (!first) {
+            return@suspendCancellableCoroutine // the first waiter registered the callback
+        }
+        if (host == null || !registerOn(host, waiters)) {
+            // No marl4j scheduler will run the callback: a virtual thread waits for the ticket.
+            Thread.ofVirtual().name("marl4j-ticket-await").start { await(); waiters.run() }
         }
     }
 }
 
-/** Runs [helper] as a task of [host], or on a virtual thread if [host] refuses it (it is closing). */
-private fun startHelper(host: Scheduler, helper: Runnable) {
-    try {
-        host.enqueue(Task(helper))
+/**
+ * Registers [waiters] as this ticket's [Ticket.onCall] callback on [host]: at once if this thread
+ * is bound to [host], else from a task of [host], since onCall needs a thread bound to its
+ * scheduler (a virtual thread, which has none, would throw). Returns false if [host] refuses that
+ * task: it is closing (a coroutine unwinding on `Dispatchers.IO` after a refusal), or it has no
+ * worker threads and this thread is not bound to it.
+ */
+private fun Ticket.registerOn(host: Scheduler, waiters: TicketWaiters): Boolean {
+    if (Scheduler.get() === host) {
+        onCall(waiters)
+        return true
+    }
+    return try {
+        host.enqueue(Task { onCall(waiters) })
+        true
     } catch (refused: RejectedExecutionException) {
-        Thread.ofVirtual().name("marl4j-await").start(helper)
-    } catch (refused: IllegalStateException) {
-        Thread.ofVirtual().name("marl4j-await").start(helper)
+        false
+    } catch (notBound: IllegalStateException) {
+        false
     }
 }
 
 /**
- * The marl4j scheduler to run a waiting helper on: the coroutine's [MarlDispatcher]'s, else the
- * scheduler of the calling thread when it has worker threads (a zero-worker scheduler's tasks run
- * only while its bound thread waits in marl4j, which a thread running other coroutines need not
- * do), else null.
+ * The marl4j scheduler to run a ticket's callback on: the scheduler of the coroutine's
+ * [MarlDispatcher] or of a `limitedParallelism` view of one, else the scheduler of the calling
+ * thread when it has worker threads (a zero-worker scheduler's tasks run only while its bound
+ * thread waits in marl4j, which a thread running other coroutines need not do), else null.
  */
 private suspend fun hostScheduler(): Scheduler? {
-    val dispatcher = coroutineContext[ContinuationInterceptor]
-    if (dispatcher is MarlDispatcher) {
-        return dispatcher.scheduler
+    when (val dispatcher = coroutineContext[ContinuationInterceptor]) {
+        is MarlDispatcher -> return dispatcher.scheduler
+        is LimitedMarlDispatcher -> return dispatcher.scheduler
+        is NamedLimitedMarlDispatcher -> return dispatcher.scheduler
     }
     val bound = Scheduler.get() ?: return null
     return if (bound.config().workerThreadCount > 0) bound else null

@@ -3,6 +3,7 @@ package org.marl4j.kotlin
 import kotlinx.coroutines.CoroutineDispatcher
 import kotlinx.coroutines.Delay
 import kotlinx.coroutines.InternalCoroutinesApi
+import org.marl4j.Scheduler
 import kotlin.coroutines.CoroutineContext
 
 /**
@@ -49,6 +50,9 @@ internal class LimitedMarlDispatcher(
     private val parallelism: Int,
     private val name: String?,
 ) : CoroutineDispatcher(), Delay by root {
+
+    /** The scheduler that runs this view's steps: [root]'s. */
+    val scheduler: Scheduler get() = root.scheduler
 
     private val lock = Any()
 

@@ -37,7 +37,10 @@ public fun Scheduler.asCoroutineDispatcher(): MarlDispatcher = MarlDispatcher(th
  * `Event.await()`, `Futures.await(stage)`, ...) suspend only the fiber: the worker thread goes on
  * running other coroutines and tasks. A coroutine that calls them does hold its fiber, and so its
  * dispatch, until the call returns; prefer the suspending forms ([awaitSuspending]) where they
- * exist.
+ * exist. Meanwhile its worker thread runs other coroutines' steps, which share the thread's
+ * `ThreadLocal`s with it: they see the value a `ThreadContextElement` of the waiting coroutine set,
+ * and a fiber-blocking call inside `Dispatchers.Unconfined` code leaves kotlinx's per-thread
+ * unconfined loop busy, so other unconfined steps on that thread wait for it to resume.
  *
  * Rejection: once the scheduler is closed, [dispatch] cannot enqueue. The block is then not
  * dropped: the coroutine's job is cancelled with the [RejectedExecutionException] as its cause and
@@ -51,7 +54,9 @@ public fun Scheduler.asCoroutineDispatcher(): MarlDispatcher = MarlDispatcher(th
  * thread (with its children and `withContext` blocks) may still be resumed from any other thread
  * (a `withContext(Dispatchers.IO)` returning, a `Deferred` completed elsewhere): the step is handed
  * to the waiting bound thread, which runs it, for as long as that call waits; through a
- * [limitedParallelism] view too. Otherwise a dispatch from a thread not bound to the scheduler is
+ * [limitedParallelism] view too. So is a `delay` or `withTimeout` such a coroutine starts while it
+ * runs on another thread (started there with `CoroutineStart.UNDISPATCHED`): the bound thread sets
+ * its timer. Otherwise a dispatch from a thread not bound to the scheduler is
  * refused as above, with the scheduler's [IllegalStateException] as the cause.
  *
  * Views: [limitedParallelism] returns a view of this dispatcher's own (not kotlinx's generic one):
@@ -126,6 +131,10 @@ public class MarlDispatcher internal constructor(public val scheduler: Scheduler
      */
     @OptIn(ExperimentalCoroutinesApi::class)
     override fun scheduleResumeAfterDelay(timeMillis: Long, continuation: CancellableContinuation<Unit>) {
+        val inbox = foreignInbox(continuation.context)
+        if (inbox != null && inbox.offer(continuation.context, Runnable { scheduleResumeAfterDelay(timeMillis, continuation) })) {
+            return // armed by the bound thread waiting in runSuspending, the only one that may enqueue
+        }
         // Resume undispatched: the delayed task already runs on a fiber of this scheduler, so a
         // second dispatch would only cost another trip through a queue.
         val delayed = schedule(timeMillis, { with(continuation) { resumeUndispatched(Unit) } }) { refusal ->
@@ -147,6 +156,13 @@ public class MarlDispatcher internal constructor(public val scheduler: Scheduler
      * @return a handle whose `dispose()` cancels the timeout.
      */
     override fun invokeOnTimeout(timeMillis: Long, block: Runnable, context: CoroutineContext): DisposableHandle {
+        val inbox = foreignInbox(context)
+        if (inbox != null) {
+            val handed = HandedTimeout()
+            if (inbox.offer(context, Runnable { handed.arm { invokeOnTimeout(timeMillis, block, context) } })) {
+                return handed // armed by the bound thread waiting in runSuspending, as a delay is
+            }
+        }
         // withTimeout always has a job of its own in the context, so cancelling it is enough.
         val delayed = schedule(timeMillis, block) { refusal -> context.cancel(refusal) } ?: return NoTimeout
         return DisposableHandle { delayed.cancel() }
@@ -237,6 +253,48 @@ public class MarlDispatcher internal constructor(public val scheduler: Scheduler
 
     /** Returns a description naming the scheduler. */
     override fun toString(): String = "MarlDispatcher[$scheduler]"
+
+    /**
+     * HandedTimeout is the handle of a timeout that the bound thread waiting in [runSuspending] sets
+     * later, because the thread asking for it may not enqueue (a coroutine of that call running
+     * here undispatched, started with `CoroutineStart.UNDISPATCHED`): disposed before it is set,
+     * it is never set.
+     */
+    private class HandedTimeout : DisposableHandle {
+        private val lock = Any()
+
+        /** Whether [dispose] was called. Guarded by [lock]. */
+        private var disposed = false
+
+        /** The timeout once set, until disposed. Guarded by [lock]. */
+        private var armed: DisposableHandle? = null
+
+        /** Sets the timeout with [set], on the bound thread, unless it was disposed meanwhile. */
+        fun arm(set: () -> DisposableHandle) {
+            if (synchronized(lock) { disposed }) {
+                return
+            }
+            val handle = set()
+            // Disposed while it was being set: the dispose found nothing to dispose, so do it here.
+            val late = synchronized(lock) {
+                if (!disposed) {
+                    armed = handle
+                }
+                disposed
+            }
+            if (late) {
+                handle.dispose()
+            }
+        }
+
+        override fun dispose() {
+            val handle = synchronized(lock) {
+                disposed = true
+                armed.also { armed = null }
+            }
+            handle?.dispose()
+        }
+    }
 
     /** The handle of a timeout that was never set because the scheduler refused it. */
     private object NoTimeout : DisposableHandle {

@@ -3,6 +3,7 @@ package org.marl4j.kotlin
 import kotlinx.coroutines.CoroutineDispatcher
 import kotlinx.coroutines.Delay
 import kotlinx.coroutines.InternalCoroutinesApi
+import org.marl4j.Scheduler
 import kotlin.coroutines.CoroutineContext
 
 /**
@@ -24,6 +25,9 @@ internal class NamedLimitedMarlDispatcher(
     private val view: LimitedMarlDispatcher,
     private val name: String,
 ) : CoroutineDispatcher(), Delay by view {
+
+    /** The scheduler that runs the steps: [view]'s. */
+    val scheduler: Scheduler get() = view.scheduler
 
     /**
      * Dispatches [block] through [view], as a step of the view's own.

@@ -14,11 +14,14 @@ import kotlinx.coroutines.yield
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertFalse
 import org.junit.jupiter.api.Assertions.assertNotNull
+import org.junit.jupiter.api.Assertions.assertNull
 import org.junit.jupiter.api.Assertions.assertSame
 import org.junit.jupiter.api.Assertions.assertTrue
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.Timeout
 import org.junit.jupiter.api.assertThrows
+import org.junit.jupiter.params.ParameterizedTest
+import org.junit.jupiter.params.provider.ValueSource
 import org.marl4j.Event
 import org.marl4j.ForEachWorkerCount
 import org.marl4j.Scheduler
@@ -117,6 +120,129 @@ class AwaitSuspendingTest {
             assertThrows<TimeoutCancellationException> { withTimeout(10) { ticket.awaitSuspending() } }
         }
         assertNoHelperLeft(scheduler)
+    }
+
+    /**
+     * A ticket awaited in a loop of timeouts: each cancelled waiter used to leave an `onCall`
+     * callback chained onto the ticket's, and the call then ran them one nested frame each, so
+     * 100,000 overflowed the stack and the waiters still there were never resumed.
+     */
+    @ParameterizedTest(name = "{0} worker threads")
+    @ValueSource(ints = [0, 1, 2, 4])
+    fun aTicketWith100kCancelledWaiters_stillResumesEveryLiveWaiter_whenCalled(workers: Int) = onScheduler(workers) { scheduler ->
+        val queue = Ticket.Queue()
+        val first = queue.take()
+        val second = queue.take()
+        withContext(scheduler.asCoroutineDispatcher()) {
+            repeat(100_000) {
+                launch(start = CoroutineStart.UNDISPATCHED) { second.awaitSuspending() }.cancel()
+            }
+            val live = List(10) { launch(start = CoroutineStart.UNDISPATCHED) { second.awaitSuspending() } }
+            first.done()
+            val resumed = withTimeoutOrNull(TestSchedulers.PATIENCE.toMillis()) { live.forEach { it.join() } }
+            live.forEach { it.cancel() } // if not resumed: let the scope end, and fail below
+            assertNotNull(resumed, "the called ticket resumed its live waiters")
+            assertTrue(live.none { it.isCancelled })
+        }
+    }
+
+    /**
+     * Cleanup after close: the coroutine unwinds on Dispatchers.IO, where its ticket wait cannot
+     * register the callback on the closed scheduler. The fallback registered it from a virtual
+     * thread instead, where onCall throws (no scheduler is bound there), so the wait never ended,
+     * and neither did the NonCancellable cleanup. Now the wait ends when the ticket is called (its
+     * resumption is refused too, so it ends cancelled, as every step after close does, and so does
+     * the cleanup's join: what is checked is that both end).
+     * (Zero workers does not apply: the launch from this unbound thread is refused before it starts.)
+     */
+    @OptIn(kotlinx.coroutines.DelicateCoroutinesApi::class)
+    @ParameterizedTest(name = "{0} worker threads")
+    @ValueSource(ints = [1, 2, 4])
+    fun aTicketAwaitedInCleanupAfterClose_stopsWaitingWhenTheTicketIsCalled(workers: Int) {
+        val scheduler = Scheduler(TestSchedulers.config(workers))
+        val queue = Ticket.Queue()
+        val first = queue.take()
+        val second = queue.take()
+        val gate = kotlinx.coroutines.CompletableDeferred<Unit>()
+        val waiting = java.util.concurrent.atomic.AtomicBoolean()
+        val waitEnded = java.util.concurrent.atomic.AtomicBoolean()
+        val job = kotlinx.coroutines.GlobalScope.launch(scheduler.asCoroutineDispatcher()) {
+            try {
+                waiting.set(true)
+                gate.await() // suspended here, holding no task, while the scheduler closes
+            } finally {
+                withContext(kotlinx.coroutines.NonCancellable) {
+                    // Undispatched: the wait is registered before the ticket is called below.
+                    val wait = async(start = CoroutineStart.UNDISPATCHED) { second.awaitSuspending() }
+                    wait.invokeOnCompletion { waitEnded.set(true) }
+                    first.done()
+                    wait.join()
+                }
+            }
+        }
+        org.awaitility.Awaitility.await().atMost(TestSchedulers.PATIENCE).until { waiting.get() }
+        scheduler.close()
+        gate.complete(Unit) // its resumption is refused: cancelled, it unwinds on Dispatchers.IO
+        org.awaitility.Awaitility.await().atMost(TestSchedulers.PATIENCE).until { job.isCompleted }
+        assertTrue(waitEnded.get())
+    }
+
+    /**
+     * On a zero-worker scheduler, a child of a waiting runSuspending call started undispatched on an
+     * IO thread: the ticket's callback cannot be enqueued from there, so a virtual thread waits.
+     */
+    @ParameterizedTest(name = "{0} worker threads")
+    @ValueSource(ints = [0, 1, 2, 4])
+    fun aTicketAwaitedUndispatchedOnAnotherThread_returnsWhenTheTicketIsCalled(workers: Int) =
+        TestSchedulers.withBoundScheduler(workers) { _ ->
+            val queue = Ticket.Queue()
+            val first = queue.take()
+            val second = queue.take()
+            val result = runSuspending {
+                val scope = this
+                val waiter = withContext(kotlinx.coroutines.Dispatchers.IO) {
+                    scope.async(start = CoroutineStart.UNDISPATCHED) { second.awaitSuspending(); "called" }
+                }
+                first.done()
+                withTimeoutOrNull(TestSchedulers.PATIENCE.toMillis()) { waiter.await() }.also { waiter.cancel() }
+            }
+            assertEquals("called", result)
+        }
+
+    /**
+     * A ticket awaited through a `limitedParallelism` view (and an alias of one) registers its callback
+     * on the view's scheduler, as on the dispatcher itself. It used to take a view for "no marl4j
+     * scheduler" and, with zero workers, leave a virtual thread parked until the ticket is called,
+     * after its waiter was cancelled.
+     */
+    @ParameterizedTest(name = "{0} worker threads")
+    @ValueSource(ints = [0, 1, 2, 4])
+    fun aCancelledTicketWaiterOnAView_leavesNoVirtualThreadWaiting(workers: Int) = onScheduler(workers) { scheduler ->
+        val queue = Ticket.Queue()
+        queue.take() // never done: the tickets below are never called
+        val before = ticketWaitingThreads() // left by other tests, waiting for tickets never called
+        val view = scheduler.asCoroutineDispatcher().limitedParallelism(2)
+        for (dispatcher in listOf(view, view.limitedParallelism(4, "alias"))) {
+            val ticket = queue.take()
+            withContext(dispatcher) {
+                assertNull(withTimeoutOrNull(10) { ticket.awaitSuspending() })
+            }
+        }
+        assertTrue(ticketWaitingThreads() <= before, "a virtual thread waits for a ticket")
+    }
+
+    /** How many virtual threads wait for a ticket in Ticket.awaitSuspending's stead. */
+    private fun ticketWaitingThreads(): Int = threadDump().split("marl4j-ticket-await").size - 1
+
+    /** A dump of every thread, virtual ones included (Thread.getAllStackTraces leaves them out). */
+    private fun threadDump(): String {
+        val file = java.nio.file.Files.createTempDirectory("marl4j-threads").resolve("threads.json")
+        java.lang.management.ManagementFactory.getPlatformMXBean(com.sun.management.HotSpotDiagnosticMXBean::class.java)
+            .dumpThreads(file.toString(), com.sun.management.HotSpotDiagnosticMXBean.ThreadDumpFormat.JSON)
+        return java.nio.file.Files.readString(file).also {
+            java.nio.file.Files.delete(file)
+            java.nio.file.Files.delete(file.parent)
+        }
     }
 
     @Test

@@ -7,10 +7,14 @@ import kotlinx.coroutines.DelicateCoroutinesApi
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.GlobalScope
 import kotlinx.coroutines.Job
+import kotlinx.coroutines.async
+import kotlinx.coroutines.awaitAll
 import kotlinx.coroutines.awaitCancellation
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.launch
 import kotlinx.coroutines.withContext
+import kotlinx.coroutines.withTimeout
+import kotlinx.coroutines.withTimeoutOrNull
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertFalse
 import org.junit.jupiter.api.Assertions.assertInstanceOf
@@ -21,6 +25,8 @@ import org.junit.jupiter.api.Assertions.assertTrue
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.Timeout
 import org.junit.jupiter.api.assertThrows
+import org.junit.jupiter.params.ParameterizedTest
+import org.junit.jupiter.params.provider.ValueSource
 import org.marl4j.Event
 import org.marl4j.Fiber
 import org.marl4j.FiberCancelledException
@@ -164,6 +170,35 @@ class RunSuspendingTest {
                 }
             }
             assertEquals(3, throughTheSchedulersDispatcher)
+        }
+
+    /**
+     * A child started undispatched on an IO thread runs there until it first suspends: a `delay` or
+     * `withTimeout` it starts there must wait, as its dispatches from that thread do (handed to the
+     * bound thread on a zero-worker scheduler), not be refused as from an unbound thread and cancel
+     * it. The timeout disposed before the bound thread set it must not be set at all: close, at the
+     * end, would wait an hour for it.
+     */
+    @ParameterizedTest(name = "{0} worker threads")
+    @ValueSource(ints = [0, 1, 2, 4])
+    fun aDelayOrTimeoutStartedUndispatchedOnAnotherThread_waitsAndTimesOut_insteadOfCancellingTheCoroutine(workers: Int) =
+        TestSchedulers.withBoundScheduler(workers) { _ ->
+            val results = runSuspending {
+                val scope = this
+                withContext(Dispatchers.IO) {
+                    listOf(
+                        scope.async(start = CoroutineStart.UNDISPATCHED) { delay(10); "delayed" },
+                        scope.async(start = CoroutineStart.UNDISPATCHED) {
+                            withTimeout(TestSchedulers.PATIENCE.toMillis()) { delay(10); "within the timeout" }
+                        },
+                        scope.async(start = CoroutineStart.UNDISPATCHED) {
+                            withTimeoutOrNull(10) { awaitCancellation() } ?: "timed out"
+                        },
+                        scope.async(start = CoroutineStart.UNDISPATCHED) { withTimeout(3_600_000) { "never set" } },
+                    )
+                }.awaitAll()
+            }
+            assertEquals(listOf("delayed", "within the timeout", "timed out", "never set"), results)
         }
 
     @OptIn(DelicateCoroutinesApi::class)
