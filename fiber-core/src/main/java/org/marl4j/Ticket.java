@@ -1,5 +1,7 @@
 package org.marl4j;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
@@ -211,7 +213,9 @@ public final class Ticket {
 
     /**
      * onCall(callback) schedules {@code callback} as a task, on the scheduler bound to the calling
-     * thread, when this ticket is called (at once if it already is).
+     * thread, when this ticket is called (at once if it already is). Several callbacks registered
+     * before the call run in registration order in one task, on the scheduler of the last
+     * registration, however many there are; one that throws does not stop the others.
      *
      * @param callback the code to run when the ticket is called
      * @throws IllegalStateException if no scheduler is bound to the calling thread
@@ -227,10 +231,13 @@ public final class Ticket {
         try {
             if (!called) {
                 Runnable previous = onCall;
-                onCall = previous == null ? callback : () -> {
-                    previous.run();
-                    callback.run();
-                };
+                if (previous == null) {
+                    onCall = callback;
+                } else if (previous instanceof Callbacks several) {
+                    several.add(callback);
+                } else {
+                    onCall = new Callbacks(previous, callback);
+                }
                 onCallScheduler = scheduler;
                 return;
             }
@@ -248,6 +255,49 @@ public final class Ticket {
         onCallScheduler.enqueue(new Task(onCall)); // may throw: then nothing has changed
         onCall = null;
         onCallScheduler = null;
+    }
+
+    /**
+     * Callbacks is the onCall callback of a ticket that got several: one task that runs them in the
+     * order they were registered, side by side rather than each inside the previous (marl joins
+     * them pairwise, which nests one frame per callback and overflows the stack for a ticket
+     * awaited, say, in a timeout loop). One that throws does not stop the rest: the first failure
+     * is rethrown at the end, with the others suppressed, for the scheduler's handler.
+     */
+    private static final class Callbacks implements Runnable {
+        private final List<Runnable> all = new ArrayList<>(4);
+
+        Callbacks(Runnable first, Runnable second) {
+            all.add(first);
+            all.add(second);
+        }
+
+        /** Called with queue.lock held, before the ticket is called; run() comes after, in a task. */
+        void add(Runnable callback) {
+            all.add(callback);
+        }
+
+        @Override
+        public void run() {
+            Throwable failure = null;
+            for (Runnable callback : all) {
+                try {
+                    callback.run();
+                } catch (RuntimeException | Error t) {
+                    if (failure == null) {
+                        failure = t;
+                    } else {
+                        failure.addSuppressed(t);
+                    }
+                }
+            }
+            if (failure instanceof RuntimeException e) {
+                throw e;
+            }
+            if (failure != null) {
+                throw (Error) failure;
+            }
+        }
     }
 
     @Override

@@ -1,6 +1,7 @@
 package org.marl4j;
 
 import java.util.concurrent.RejectedExecutionException;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -120,6 +121,48 @@ class TicketTest {
             second.done();
         });
         assertEquals(3, calls.get());
+    }
+
+    /**
+     * A ticket's callbacks run side by side, not each inside the previous: with 100,000 of them a
+     * nested chain overflowed the stack when the ticket was called, and none after the overflow ran.
+     * One that throws stops none of the others; the failure reaches the scheduler's handler.
+     */
+    @ForEachWorkerCount
+    void manyOnCallCallbacks_allRunInOrder_withoutOverflowingTheStack(int workers) {
+        int callbacks = 100_000;
+        int[] order = new int[callbacks];
+        AtomicInteger ran = new AtomicInteger();
+        List<Throwable> reported = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Scheduler.Config config = TestSchedulers.config(workers).setUncaughtExceptionHandler((thread, e) -> reported.add(e));
+        try (Scheduler scheduler = new Scheduler(config)) {
+            scheduler.bind();
+            Ticket.Queue queue = new Ticket.Queue();
+            Ticket first = queue.take();
+            Ticket second = queue.take();
+            WaitGroup allRan = new WaitGroup(1);
+            IllegalStateException boom = new IllegalStateException("callback 7 failed");
+            for (int i = 0; i < callbacks; i++) {
+                int index = i;
+                second.onCall(() -> {
+                    order[index] = ran.getAndIncrement();
+                    if (index == callbacks - 1) {
+                        allRan.done();
+                    }
+                    if (index == 7) {
+                        throw boom;
+                    }
+                });
+            }
+            first.done();
+            assertTrue(allRan.await(TestSchedulers.PATIENCE), "the last callback never ran");
+            second.done();
+            for (int i = 0; i < callbacks; i++) {
+                assertEquals(i, order[i], "callback " + i + " ran out of order");
+            }
+            await().atMost(TestSchedulers.PATIENCE).until(() -> !reported.isEmpty());
+            assertEquals(List.of(boom), reported);
+        }
     }
 
     @Test

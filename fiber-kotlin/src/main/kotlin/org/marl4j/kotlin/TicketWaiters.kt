@@ -9,11 +9,10 @@ import kotlin.coroutines.resume
  * TicketWaiters is the set of coroutines waiting in [Ticket.awaitSuspending] for one ticket: the
  * ticket gets a single `onCall` callback (this), however many coroutines wait or give up waiting.
  *
- * [Ticket.onCall] keeps every callback registered on a ticket until it is called, chaining each
- * new one onto the previous ones: one callback per waiter made a ticket awaited in a
- * `withTimeout` loop grow without bound, and its call then ran the chain one nested frame per
- * cancelled waiter (100,000 of them overflowed the stack, so the live waiter was never resumed).
- * Here a cancelled waiter [remove]s itself at once, and the one callback resumes the waiters left.
+ * [Ticket.onCall] keeps every callback registered on a ticket until it is called, and has no way
+ * to withdraw one: one callback per waiter made a ticket awaited in a `withTimeout` loop grow
+ * without bound (and, while fiber-core still nested them, overflow the stack when called). Here a
+ * cancelled waiter [remove]s itself at once, and the one callback resumes the waiters left.
  *
  * ```kotlin
  * val (waiters, first) = TicketWaiters.of(ticket)
