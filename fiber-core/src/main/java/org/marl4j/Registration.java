@@ -3,8 +3,9 @@ package org.marl4j;
 import java.util.concurrent.locks.Lock;
 
 /**
- * Registration is the handle of a one-shot callback registered with {@link Event#onSignal} or
- * {@link WaitGroup#onZero}: it lets the callback be withdrawn until it runs.
+ * Registration is the handle of a one-shot callback registered with {@link Event#onSignal},
+ * {@link WaitGroup#onZero} or {@link Ticket#onCall}: it lets the callback be withdrawn until it
+ * runs (for {@code onCall}, until the task that runs it has started).
  *
  * <pre>{@code
  * Registration r = event.onSignal(() -> continuation.resume());

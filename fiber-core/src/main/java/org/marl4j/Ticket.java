@@ -1,7 +1,5 @@
 package org.marl4j;
 
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
@@ -125,7 +123,9 @@ public final class Ticket {
     private Ticket next;
     private boolean called;
     private final WaitQueue waiters = new WaitQueue();
-    private Runnable onCall;
+    /** The onCall callbacks waiting for this ticket to be called; made at the first. Guarded by queue.lock. */
+    private CallbackQueue onCall;
+    /** The scheduler of the last onCall registration, which runs them all. Guarded by queue.lock. */
     private Scheduler onCallScheduler;
 
     private Ticket(Queue queue) {
@@ -215,12 +215,16 @@ public final class Ticket {
      * onCall(callback) schedules {@code callback} as a task, on the scheduler bound to the calling
      * thread, when this ticket is called (at once if it already is). Several callbacks registered
      * before the call run in registration order in one task, on the scheduler of the last
-     * registration, however many there are; one that throws does not stop the others.
+     * registration, side by side however many there are; one that throws is reported to that
+     * scheduler's handler and does not stop the others.
      *
      * @param callback the code to run when the ticket is called
+     * @return a handle whose {@link Registration#cancel()} withdraws the callback until its task has
+     *     started (so cancelled registrations leave nothing behind on a ticket awaited for long); a
+     *     spent handle if the ticket was already called
      * @throws IllegalStateException if no scheduler is bound to the calling thread
      */
-    public void onCall(Runnable callback) {
+    public Registration onCall(Runnable callback) {
         Objects.requireNonNull(callback, "callback must not be null");
         Scheduler scheduler = Scheduler.get();
         if (scheduler == null) {
@@ -230,74 +234,48 @@ public final class Ticket {
         queue.lock.lock();
         try {
             if (!called) {
-                Runnable previous = onCall;
-                if (previous == null) {
-                    onCall = callback;
-                } else if (previous instanceof Callbacks several) {
-                    several.add(callback);
-                } else {
-                    onCall = new Callbacks(previous, callback);
+                CallbackQueue callbacks = onCall;
+                if (callbacks == null) {
+                    callbacks = new CallbackQueue();
+                    onCall = callbacks;
                 }
+                Registration registration = new Registration(queue.lock, callbacks, callback);
+                callbacks.add(registration);
                 onCallScheduler = scheduler;
-                return;
+                return registration;
             }
         } finally {
             queue.lock.unlock();
         }
         scheduler.enqueue(new Task(callback));
+        return new Registration(queue.lock, null, callback);
     }
 
-    /** Called with queue.lock held, before this ticket is marked called: hands its callback to its scheduler. */
+    /**
+     * Called with queue.lock held, before this ticket is marked called: hands its callbacks to their
+     * scheduler, as one task that takes them when it runs (a registration cancelled meanwhile is
+     * skipped). Nothing to hand over if every registration was cancelled.
+     */
     private void enqueueOnCall() {
-        if (called || onCall == null) {
+        CallbackQueue callbacks = onCall;
+        if (called || callbacks == null || callbacks.isEmpty()) {
             return;
         }
-        onCallScheduler.enqueue(new Task(onCall)); // may throw: then nothing has changed
+        onCallScheduler.enqueue(new Task(() -> runOnCall(callbacks))); // may throw: then nothing has changed
         onCall = null;
         onCallScheduler = null;
     }
 
-    /**
-     * Callbacks is the onCall callback of a ticket that got several: one task that runs them in the
-     * order they were registered, side by side rather than each inside the previous (marl joins
-     * them pairwise, which nests one frame per callback and overflows the stack for a ticket
-     * awaited, say, in a timeout loop). One that throws does not stop the rest: the first failure
-     * is rethrown at the end, with the others suppressed, for the scheduler's handler.
-     */
-    private static final class Callbacks implements Runnable {
-        private final List<Runnable> all = new ArrayList<>(4);
-
-        Callbacks(Runnable first, Runnable second) {
-            all.add(first);
-            all.add(second);
+    /** runOnCall(callbacks) runs the callbacks not cancelled by now, in registration order; the task of enqueueOnCall. */
+    private void runOnCall(CallbackQueue callbacks) {
+        Registration chain;
+        queue.lock.lock();
+        try {
+            chain = callbacks.pollAll();
+        } finally {
+            queue.lock.unlock();
         }
-
-        /** Called with queue.lock held, before the ticket is called; run() comes after, in a task. */
-        void add(Runnable callback) {
-            all.add(callback);
-        }
-
-        @Override
-        public void run() {
-            Throwable failure = null;
-            for (Runnable callback : all) {
-                try {
-                    callback.run();
-                } catch (RuntimeException | Error t) {
-                    if (failure == null) {
-                        failure = t;
-                    } else {
-                        failure.addSuppressed(t);
-                    }
-                }
-            }
-            if (failure instanceof RuntimeException e) {
-                throw e;
-            }
-            if (failure != null) {
-                throw (Error) failure;
-            }
-        }
+        CallbackQueue.runChain(chain);
     }
 
     @Override

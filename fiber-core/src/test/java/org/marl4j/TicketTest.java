@@ -165,6 +165,42 @@ class TicketTest {
         }
     }
 
+    /** onCall's Registration withdraws a callback until the ticket's call has run it, as onSignal's does. */
+    @ForEachWorkerCount
+    void onCallRegistration_cancelWithdrawsTheCallback_untilItHasRun(int workers) {
+        List<String> ran = new java.util.concurrent.CopyOnWriteArrayList<>();
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
+            Ticket.Queue queue = new Ticket.Queue();
+            Ticket first = queue.take();
+            Ticket second = queue.take();
+            WaitGroup called = new WaitGroup(1);
+            Registration a = second.onCall(() -> ran.add("a"));
+            Registration b = second.onCall(() -> ran.add("b"));
+            Registration c = second.onCall(() -> {
+                ran.add("c");
+                called.done();
+            });
+            assertTrue(b.cancel(), "a callback not yet run is withdrawn");
+            assertFalse(b.cancel(), "and only once");
+            first.done();
+            called.await();
+            assertEquals(List.of("a", "c"), ran);
+            assertFalse(a.cancel(), "a callback that ran cannot be withdrawn");
+            WaitGroup late = new WaitGroup(1);
+            Registration spent = second.onCall(late::done); // already called: runs soon
+            late.await();
+            assertFalse(spent.cancel());
+            // Every callback withdrawn: the call has nothing to run and the next ticket still gets its turn.
+            Ticket third = queue.take();
+            Registration withdrawn = third.onCall(() -> ran.add("never"));
+            assertTrue(withdrawn.cancel());
+            second.done();
+            assertTrue(third.isCalled());
+            third.done();
+        });
+        assertEquals(List.of("a", "c"), ran);
+    }
+
     @Test
     void misuseThrowsWithAMessage() {
         Ticket.Queue queue = new Ticket.Queue();

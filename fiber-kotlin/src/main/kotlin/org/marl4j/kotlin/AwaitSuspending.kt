@@ -1,12 +1,15 @@
 package org.marl4j.kotlin
 
+import kotlinx.coroutines.CancellableContinuation
 import kotlinx.coroutines.suspendCancellableCoroutine
 import org.marl4j.Event
+import org.marl4j.Registration
 import org.marl4j.Scheduler
 import org.marl4j.Task
 import org.marl4j.Ticket
 import org.marl4j.WaitGroup
 import java.util.concurrent.RejectedExecutionException
+import java.util.concurrent.atomic.AtomicReference
 import kotlin.coroutines.ContinuationInterceptor
 import kotlin.coroutines.CoroutineContext
 import kotlin.coroutines.coroutineContext
@@ -65,13 +68,12 @@ public suspend fun Event.awaitSuspending() {
  * Suspends the calling coroutine until this ticket is called, without blocking its thread; returns
  * at once if it already is.
  *
- * The ticket resumes its waiting coroutines from one [Ticket.onCall] callback, registered on the
- * first waiter's marl4j scheduler when it starts waiting, however many coroutines wait for it.
- * Cancellable: a cancelled waiter resumes at once and withdraws itself, so it leaves nothing behind
- * (a ticket awaited in a `withTimeout` loop does not grow). If the first waiter runs on no marl4j
- * scheduler, or on one that cannot take the callback (it is closed, or it has no worker threads and
- * the waiter runs on a thread not bound to it), a virtual thread waits for the ticket instead (and
- * stays parked until the ticket is called, even if every waiter is cancelled).
+ * The coroutine registers a [Ticket.onCall] callback on its marl4j scheduler that resumes it.
+ * Cancellable: a cancelled waiter resumes at once and withdraws its callback, so it leaves nothing
+ * behind (a ticket awaited in a `withTimeout` loop does not grow). If the coroutine runs on no
+ * marl4j scheduler, or on one that cannot take the registration (it is closed, or it has no worker
+ * threads and the coroutine runs on a thread not bound to it), a virtual thread waits for the
+ * ticket instead (and stays parked until the ticket is called, even if the waiter is cancelled).
  */
 public suspend fun Ticket.awaitSuspending() {
     if (isCalled()) {
@@ -79,42 +81,48 @@ public suspend fun Ticket.awaitSuspending() {
     }
     val host = hostScheduler()
     suspendCancellableCoroutine { continuation ->
-        val (waiters, first) = TicketWaiters.of(this)
-        if (!waiters.add(continuation)) {
-            continuation.resume(Unit) // called since the check above
-            return@suspendCancellableCoroutine
-        }
-        continuation.invokeOnCancellation { waiters.remove(continuation) }
-        if (!first) {
-            return@suspendCancellableCoroutine // the first waiter registered the callback
-        }
-        if (host == null || !registerOn(host, waiters)) {
+        val resume = Runnable { continuation.resume(Unit) } // ignored once the waiter is cancelled
+        if (host == null || !registerOn(host, resume, continuation)) {
             // No marl4j scheduler will run the callback: a virtual thread waits for the ticket.
-            Thread.ofVirtual().name("marl4j-ticket-await").start { await(); waiters.run() }
+            Thread.ofVirtual().name("marl4j-ticket-await").start { await(); resume.run() }
         }
     }
 }
 
+/** What a waiter's registration slot holds once the waiter was cancelled. */
+private object Withdrawn
+
 /**
- * Registers [waiters] as this ticket's [Ticket.onCall] callback on [host]: at once if this thread
- * is bound to [host], else from a task of [host], since onCall needs a thread bound to its
- * scheduler (a virtual thread, which has none, would throw). Returns false if [host] refuses that
- * task: it is closing (a coroutine unwinding on `Dispatchers.IO` after a refusal), or it has no
- * worker threads and this thread is not bound to it.
+ * Registers [resume] as an [Ticket.onCall] callback on [host], withdrawn if [waiter] is cancelled:
+ * at once if this thread is bound to [host], else from a task of [host], since onCall needs a
+ * thread bound to its scheduler (a virtual thread, which has none, would throw). Returns false if
+ * [host] refuses that task: it is closing (a coroutine unwinding on `Dispatchers.IO` after a
+ * refusal), or it has no worker threads and this thread is not bound to it.
  */
-private fun Ticket.registerOn(host: Scheduler, waiters: TicketWaiters): Boolean {
+private fun Ticket.registerOn(host: Scheduler, resume: Runnable, waiter: CancellableContinuation<Unit>): Boolean {
     if (Scheduler.get() === host) {
-        onCall(waiters)
+        val registration = onCall(resume)
+        waiter.invokeOnCancellation { registration.cancel() }
         return true
     }
-    return try {
-        host.enqueue(Task { onCall(waiters) })
-        true
-    } catch (refused: RejectedExecutionException) {
-        false
-    } catch (notBound: IllegalStateException) {
-        false
+    // The registration is made later, by the task: whichever of it and a cancellation comes
+    // second withdraws it.
+    val slot = AtomicReference<Any?>(null)
+    val register = Task {
+        val registration = onCall(resume)
+        if (!slot.compareAndSet(null, registration)) {
+            registration.cancel()
+        }
     }
+    try {
+        host.enqueue(register)
+    } catch (refused: RejectedExecutionException) {
+        return false
+    } catch (notBound: IllegalStateException) {
+        return false
+    }
+    waiter.invokeOnCancellation { (slot.getAndSet(Withdrawn) as? Registration)?.cancel() }
+    return true
 }
 
 /**
