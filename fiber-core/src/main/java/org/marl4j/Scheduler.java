@@ -498,18 +498,17 @@ public final class Scheduler implements AutoCloseable {
         // JVM-wide default either, the group would print the JDK's line.
         boolean jdkWouldPrint = handler == null
                 || handler.getClass() == ThreadGroup.class && Thread.getDefaultUncaughtExceptionHandler() == null;
-        if (!jdkWouldPrint) {
-            try {
-                handler.uncaughtException(thread, t);
-                return;
-            } catch (Throwable handlerFailure) {
-                // The JVM prints a failing handler's exception; the task's, which the handler never
-                // reported, is printed too, so that neither is lost.
-                printQuietly(thread, "which its uncaught-exception handler failed to report", t, handlerFailure);
-                return;
-            }
+        if (jdkWouldPrint) {
+            printQuietly(thread, "the thread goes on", t, null);
+            return;
         }
-        printQuietly(thread, "the thread goes on", t, null);
+        try {
+            handler.uncaughtException(thread, t);
+        } catch (Throwable handlerFailure) {
+            // The JVM prints a failing handler's exception; the task's, which the handler never
+            // reported, is printed too, so that neither is lost.
+            printQuietly(thread, "which its uncaught-exception handler failed to report", t, handlerFailure);
+        }
     }
 
     /** printQuietly(...) prints a task's exception (and its handler's) to System.err; a failing print must not take the worker down. */

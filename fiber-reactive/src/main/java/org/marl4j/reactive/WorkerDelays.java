@@ -2,7 +2,6 @@ package org.marl4j.reactive;
 
 import java.util.Comparator;
 import java.util.TreeSet;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 
 /**
@@ -28,54 +27,43 @@ final class WorkerDelays {
             : Long.compare(a.sequence, b.sequence);
 
     /**
-     * Guards waiting and sequence. Held while the due tasks are queued on the worker (so that two
-     * releases cannot interleave); that never suspends the fiber, which must not wait holding it.
+     * The tasks waiting, made at the first delayed task: most Workers (one per publishOn
+     * subscription) never get one. It and {@link #sequence} are guarded by this object's monitor,
+     * which is held while the due tasks are queued on the worker (so that two releases cannot
+     * interleave); that never suspends the fiber, which must not wait holding it.
      */
-    private final ReentrantLock lock = new ReentrantLock();
-    private final TreeSet<Entry> waiting = new TreeSet<>(DUE_ORDER);
+    private TreeSet<Entry> waiting;
     private long sequence;
 
     /**
      * add(task, timer, nanos) records a task due in {@code nanos}; call it before arming the timer,
      * so that the timer's deadline is never earlier than the entry's.
      */
-    Entry add(WorkerTask task, OneShot timer, long nanos) {
+    synchronized Entry add(WorkerTask task, OneShot timer, long nanos) {
         // Clamped as the marl scheduler clamps its own deadlines, so that the sum cannot wrap.
         long deadline = System.nanoTime() + Math.min(nanos, Long.MAX_VALUE / 2);
-        lock.lock();
-        try {
-            Entry entry = new Entry(deadline, sequence++, task, timer);
-            waiting.add(entry);
-            return entry;
-        } finally {
-            lock.unlock();
+        if (waiting == null) {
+            waiting = new TreeSet<>(DUE_ORDER);
         }
+        Entry entry = new Entry(deadline, sequence++, task, timer);
+        waiting.add(entry);
+        return entry;
     }
 
     /** remove(entry) forgets a cancelled task; nothing if it was released already. */
-    void remove(Entry entry) {
-        lock.lock();
-        try {
-            waiting.remove(entry);
-        } finally {
-            lock.unlock();
-        }
+    synchronized void remove(Entry entry) {
+        waiting.remove(entry); // made by the add() that made entry
     }
 
     /**
      * releaseDue(release) hands every task due by now to {@code release}, in due order, holding the
-     * lock: {@code release} must not suspend (queuing on the worker does not). It may call
-     * {@link #remove} (the lock is reentrant).
+     * monitor: {@code release} must not suspend (queuing on the worker does not). It may call
+     * {@link #remove} (the monitor is reentrant).
      */
-    void releaseDue(Consumer<Entry> release) {
-        lock.lock();
-        try {
-            long now = System.nanoTime();
-            while (!waiting.isEmpty() && waiting.first().deadline - now <= 0) {
-                release.accept(waiting.pollFirst());
-            }
-        } finally {
-            lock.unlock();
+    synchronized void releaseDue(Consumer<Entry> release) {
+        long now = System.nanoTime();
+        while (!waiting.isEmpty() && waiting.first().deadline - now <= 0) {
+            release.accept(waiting.pollFirst());
         }
     }
 }
