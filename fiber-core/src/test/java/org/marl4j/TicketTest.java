@@ -209,6 +209,8 @@ class TicketTest {
         Ticket ticket = queue.take();
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> ticket.onCall(() -> {}));
         assertTrue(e.getMessage().contains("bind()"), e.getMessage());
+        NullPointerException npe = assertThrows(NullPointerException.class, () -> ticket.onCall(null));
+        assertTrue(npe.getMessage().contains("callback"), npe.getMessage());
     }
 
     // ---------------------------------------------------------------- closed scheduler (issue 8)
