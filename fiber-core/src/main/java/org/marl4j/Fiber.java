@@ -121,7 +121,10 @@ public final class Fiber extends Waiter {
     Fiber inboxNext;
     /** True from a wake() that pushed this fiber onto its worker's inbox until the owner takes it off. */
     volatile boolean inInbox;
-    /** PINNED, RELOCKING and INTERRUPTED bits, written by the worker's thread only (one byte: a Fiber is 64 bytes). */
+    /**
+     * PINNED, RELOCKING, INTERRUPTED and WAITER_TAKEN bits, written by the worker's thread only (one
+     * byte: a Fiber is 64 bytes, with not one byte to spare).
+     */
     private byte flags;
     /** Set while this fiber is pinned: blocking its worker's thread in a wait with its continuation mounted. */
     private static final byte PINNED = 1;
@@ -130,11 +133,20 @@ public final class Fiber extends Waiter {
     /** Set while this fiber, suspended on a worker thread, keeps the interrupt status it had (see FiberWaits.switchAway). */
     private static final byte INTERRUPTED = 4;
     /**
-     * True when a wait ended un-notified after a notifier had taken this fiber's own waiter node
+     * Set when a wait ended un-notified after a notifier had taken this fiber's own waiter node
      * (the Waiter fields this class inherits): the node is in use until {@code notified} is set.
      * Read and written by the fiber itself only.
      */
-    private boolean waiterTaken;
+    private static final byte WAITER_TAKEN = 8;
+    /**
+     * How many {@link FiberCancellation}s open on this fiber are cancelled: while non-zero, every
+     * wait of the fiber throws {@link FiberCancelledException}. Written under worker.lock (by
+     * FiberCancellation.cancel() and close()); the fiber reads it racily before a wait and again
+     * under the lock when it suspends and resumes (see FiberWaits). A byte, in the byte that
+     * WAITER_TAKEN's own boolean used to take.
+     */
+    @GuardedBy("worker.lock")
+    byte cancelledScopes;
     /**
      * This fiber's entry in its worker's deadline heap, made at its first wait with a timeout and
      * kept for the next ones; null until then. Guarded by worker.lock.
@@ -246,7 +258,7 @@ public final class Fiber extends Waiter {
 
     @Override
     void takenByNotifier() {
-        waiterTaken = true;
+        flags |= WAITER_TAKEN;
     }
 
     /**
@@ -254,11 +266,11 @@ public final class Fiber extends Waiter {
      * reset, unless a notifier may still be writing to it (see {@link Waiter}); then a fresh one.
      */
     Waiter waiterForWait() {
-        if (waiterTaken) {
+        if ((flags & WAITER_TAKEN) != 0) {
             if (!notified) {
                 return new Waiter.FiberWaiter(this);
             }
-            waiterTaken = false;
+            flags &= ~WAITER_TAKEN;
         }
         assert queuedIn == 0 : "a fiber's own waiter node reused while still in a queue";
         notified = false;
@@ -276,7 +288,7 @@ public final class Fiber extends Waiter {
     Waiter waiterForCallback() {
         Waiter node = waiterForWait();
         if (node == this) {
-            waiterTaken = true; // freed by waiterForWait() once notified, as for a taken node
+            flags |= WAITER_TAKEN; // freed by waiterForWait() once notified, as for a taken node
         }
         return node;
     }

@@ -3,16 +3,19 @@ package org.marl4j;
 import java.util.concurrent.CancellationException;
 
 /**
- * FiberCancelledException is thrown from a fiber's wait on a marl4j primitive when
- * {@link Scheduler#close(java.time.Duration)} gave up waiting for the fiber to be woken: the
- * fiber is resumed with this exception so that it unwinds, its {@code finally} blocks run, and the
- * scheduler's close completes. Every later wait of a fiber of that scheduler throws it at once.
+ * FiberCancelledException is thrown from a fiber's wait on a marl4j primitive when the wait was
+ * cancelled: {@link Scheduler#close(java.time.Duration)} gave up waiting for the fiber to be woken,
+ * or a {@link FiberCancellation} open on the fiber was cancelled (as {@code Future.cancel(true)}
+ * does for a task of marl4j's {@code MarlExecutorService}). The fiber is resumed with this
+ * exception so that it unwinds and its {@code finally} blocks run. Every later wait of that fiber
+ * throws it at once: after a close, every wait of a fiber of that scheduler; after a cancellation,
+ * until the scope is closed.
  *
  * <pre>{@code
  * try {
  *     shutdownSignal.await();
  * } catch (FiberCancelledException e) {
- *     // the scheduler is closing and nobody signalled: clean up and return
+ *     // cancelled, or the scheduler is closing and nobody signalled: clean up and return
  * }
  * }</pre>
  *

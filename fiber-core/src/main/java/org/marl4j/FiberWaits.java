@@ -46,7 +46,10 @@ import java.util.function.BooleanSupplier;
  *
  * <p><b>Cancellation.</b> {@link #cancelWaits()} (a bounded close giving up) resumes every
  * suspended fiber with a {@link FiberCancelledException} and makes every later wait throw one, so
- * the worker drains.
+ * the worker drains. A {@link FiberCancellation} does the same for one fiber while the scope is
+ * open: its cancel() counts itself in the fiber's {@code cancelledScopes} under this worker's lock
+ * and then wakes the fiber, so the check in {@link #suspend} (under the lock, before and after the
+ * switch) sees it whether the cancel came before the fiber suspended or while it was suspended.
  */
 final class FiberWaits {
     private final Worker worker;
@@ -262,7 +265,8 @@ final class FiberWaits {
 
     /**
      * checkMaySuspend(fiber, userLock) throws, before anything is published, if {@code fiber} may not
-     * suspend: it is not this thread's running fiber, its waits were cancelled, or (with the lock
+     * suspend: it is not this thread's running fiber, its waits were cancelled (by a bounded close
+     * or a {@link FiberCancellation}), or (with the lock
      * check on) the thread holds a monitor or a thread-owned lock other than {@code userLock}, which
      * the wait releases. Called by the fiber itself, without the worker lock.
      */
@@ -272,8 +276,8 @@ final class FiberWaits {
             throw new IllegalStateException(fiber + " is not the fiber running on this thread ("
                     + worker.current + "): only a fiber can suspend itself");
         }
-        if (cancelled && !fiber.relocking()) { // racy read: a later cancellation is seen under the lock in suspend()
-            throw cancellation();
+        if (waitsCancelled(fiber)) { // racy read: a later cancellation is seen under the lock in suspend()
+            throw cancellation(fiber);
         }
         if (checkLocks) {
             LockCheck.verify(locksHeldAtBind, userLock);
@@ -284,12 +288,13 @@ final class FiberWaits {
      * suspend() is marl's Worker::suspend. Called with lock held on the current fiber; returns with
      * lock held once the fiber has been woken or its deadline has passed.
      *
-     * @throws FiberCancelledException if a bounded close cancelled this worker's waits
+     * @throws FiberCancelledException if a bounded close cancelled this worker's waits, or a
+     *     FiberCancellation the fiber's waits
      */
     @GuardedBy("lock")
     private void suspend(Fiber fiber, boolean timed, long deadline) {
-        if (cancelled && !fiber.relocking()) {
-            throw cancellation();
+        if (waitsCancelled(fiber)) {
+            throw cancellation(fiber);
         }
         if (timed) {
             fiber.changeState(Fiber.State.RUNNING, Fiber.State.WAITING);
@@ -302,8 +307,8 @@ final class FiberWaits {
         } else {
             switchAway(fiber); // nothing but this and fiber live across the switch: see Memory above
         }
-        if (cancelled && !fiber.relocking()) {
-            throw cancellation();
+        if (waitsCancelled(fiber)) {
+            throw cancellation(fiber);
         }
     }
 
@@ -359,9 +364,23 @@ final class FiberWaits {
         }
     }
 
-    private FiberCancelledException cancellation() {
-        return new FiberCancelledException("the wait was cancelled because " + worker.scheduler
-                + " was closed with a timeout that passed while this fiber was still suspended");
+    /**
+     * waitsCancelled(fiber) is whether {@code fiber} may not wait: a bounded close cancelled this
+     * worker's waits, or a {@link FiberCancellation} open on the fiber was cancelled. Either way a
+     * fiber taking a wait's user lock again is spared (see {@link #relock}). Racy without lock.
+     */
+    private boolean waitsCancelled(Fiber fiber) {
+        return (cancelled || fiber.cancelledScopes != 0) && !fiber.relocking();
+    }
+
+    private FiberCancelledException cancellation(Fiber fiber) {
+        if (cancelled) {
+            return new FiberCancelledException("the wait was cancelled because " + worker.scheduler
+                    + " was closed with a timeout that passed while this fiber was still suspended");
+        }
+        return new FiberCancelledException("the wait was cancelled because the task running on " + fiber
+                + " was cancelled: FiberCancellation.cancel() (which Future.cancel(true) and a disposed"
+                + " Reactor task call for the tasks of marl4j's executor and scheduler)");
     }
 
     /**

@@ -398,6 +398,9 @@ final class Worker implements Runnable {
                     stats.tasksRun++; // counted here, under the lock, to keep the loop's frame small
                     work.progressed();
                     clearInterruptForNextTask();
+                    if (self.cancelledScopes != 0) {
+                        dropLeakedCancellation(self);
+                    }
                     return task;
                 }
                 handoff = ready; // the trampoline resumes it next
@@ -420,6 +423,20 @@ final class Worker implements Runnable {
             }
             sleeping.waitForWork();
         }
+    }
+
+    /**
+     * dropLeakedCancellation(self) ends the cancelled {@link FiberCancellation}s that the fiber's
+     * last task left open, so they do not cancel the next task's waits, and reports the mistake to
+     * the handler from a task of its own (no user code runs under the lock).
+     */
+    @GuardedBy("lock")
+    private void dropLeakedCancellation(Fiber self) {
+        self.cancelledScopes = 0;
+        String where = self.toString();
+        work.addTask(new Task(() -> scheduler.reportUncaught(new IllegalStateException(
+                "a task on " + where + " ended with a cancelled FiberCancellation still open: close it in a"
+                        + " try-with-resources around the code it cancels; it no longer applies"))));
     }
 
     /**

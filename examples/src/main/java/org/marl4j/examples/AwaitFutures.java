@@ -4,16 +4,19 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.marl4j.Scheduler;
 import org.marl4j.futures.Futures;
+import org.marl4j.futures.MarlExecutorService;
 
 /**
  * AwaitFutures is the README's "await a CompletableFuture from a fiber" snippet: a fiber task that
  * awaits asynchronous services one after another as if they were plain calls, with a timed await
- * that gives up on a slow one. The services are stand-ins that complete a few milliseconds later
- * on the JDK's delayed executor.
+ * that gives up on a slow one; then the README's cancellation snippet, an executor task that waits
+ * for a future nobody completes and is cancelled. The services are stand-ins that complete a few
+ * milliseconds later on the JDK's delayed executor.
  */
 public final class AwaitFutures {
     private AwaitFutures() {}
@@ -22,8 +25,9 @@ public final class AwaitFutures {
      * main runs the snippet and prints its result.
      *
      * @param args ignored
+     * @throws Exception if the cancellation snippet's task fails otherwise than by timing out
      */
-    public static void main(String[] args) {
+    public static void main(String[] args) throws Exception {
         // readme:begin await-futures
         try (Scheduler scheduler = new Scheduler(Scheduler.Config.allCores())) {
             CompletableFuture<String> report = Futures.supplyAsync(scheduler, () -> {
@@ -40,6 +44,18 @@ public final class AwaitFutures {
             System.out.println(report.join());
         }
         // readme:end await-futures
+
+        // readme:begin cancel-await
+        try (MarlExecutorService executor = new MarlExecutorService(Scheduler.Config.allCores())) {
+            Future<String> task = executor.submit(() -> Futures.await(new CompletableFuture<String>())); // never completed
+            try {
+                System.out.println(task.get(50, TimeUnit.MILLISECONDS));
+            } catch (TimeoutException e) {
+                task.cancel(true);      // its wait throws FiberCancelledException: the task unwinds
+                System.out.println("gave up after 50 ms");
+            }
+        }   // close() waits for the task, which without cancel(true) would wait for ever
+        // readme:end cancel-await
     }
 
     // Stand-ins for asynchronous services (an HTTP client, a database driver, a cache).

@@ -34,9 +34,9 @@ class SnippetProgramsTest {
     }
 
     @Test
-    void awaitFutures_printsTheReportWithTheTimedOutAdvice() throws Exception {
+    void awaitFutures_printsTheReportWithTheTimedOutAdvice_andCancelsTheStuckTask() throws Exception {
         String out = assertTimeoutPreemptively(LIMIT, () -> Output.of(() -> AwaitFutures.main(new String[0])));
-        assertEquals("user42: orders and visits [6, 7], advice: none in time", out.strip());
+        assertEquals("user42: orders and visits [6, 7], advice: none in time\ngave up after 50 ms", out.strip());
     }
 
     @Test

@@ -19,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.marl4j.Fiber;
+import org.marl4j.FiberCancellation;
 import org.marl4j.Scheduler;
 import org.marl4j.SuspendedFiber;
 import org.marl4j.Task;
@@ -50,11 +51,16 @@ import org.marl4j.Task;
  *
  * <p>Cancellation and interrupts: fibers share their worker threads, so interrupting "the thread
  * running a task" would hit whatever other fiber, or idle worker loop, runs there next. So this
- * executor never interrupts: {@code Future.cancel(true)} behaves as {@code cancel(false)} (a task
- * not yet started never runs; a running one is marked cancelled, its waiters get
- * {@link java.util.concurrent.CancellationException} at once, and its body runs to the end with
- * its result dropped; a body can poll {@code isCancelled()} on its future to stop early), and
- * {@link #shutdownNow()} takes back queued tasks but lets running ones finish.
+ * executor never interrupts a thread. {@code Future.cancel(true)} on a running task cancels its
+ * fiber's waits instead (a {@link FiberCancellation}): the wait it is suspended in, a
+ * {@code Futures.await}, a {@code get()} or a {@link org.marl4j.WaitGroup}, and every later one
+ * throw {@link org.marl4j.FiberCancelledException} (a {@code CancellationException}), so the body
+ * unwinds as an interrupted one would. Either way a task not yet started never runs, a running one
+ * is marked cancelled, its waiters get {@link java.util.concurrent.CancellationException} at once,
+ * and its result is dropped; a body that never waits can poll {@code isCancelled()} on its future.
+ * {@link #invokeAny} cancels the tasks that lost this way, as {@link #invokeAll(Collection, long,
+ * TimeUnit)} does those its timeout cut short. {@link #shutdownNow()} takes back queued tasks but
+ * lets running ones finish.
  *
  * <p>Exceptions: a task given to {@link #submit} that throws completes its future exceptionally
  * ({@code get()} throws {@link ExecutionException}); a task given to {@link #execute} that throws

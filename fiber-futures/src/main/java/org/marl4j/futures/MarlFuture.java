@@ -10,6 +10,7 @@ import java.util.concurrent.RunnableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
+import org.marl4j.FiberCancellation;
 
 /**
  * The future that {@link MarlExecutorService#submit} returns: {@code FutureTask}'s contract, but its
@@ -23,8 +24,9 @@ import java.util.function.Consumer;
  * </pre>
  * {@code result}/{@code failure} are written before the CAS out of RUNNING and read only after
  * seeing a final state. A body whose future was cancelled while it ran finishes, and its CAS fails:
- * the result is dropped. {@code cancel(true)} interrupts nothing, see
- * {@link MarlExecutorService}.
+ * the result is dropped. {@code cancel(true)} interrupts nothing: it cancels the running body's
+ * fiber waits instead, through the {@link FiberCancellation} the body runs in (see
+ * {@link MarlExecutorService}).
  */
 final class MarlFuture<V> implements RunnableFuture<V> {
     private static final int NEW = 0;
@@ -47,6 +49,11 @@ final class MarlFuture<V> implements RunnableFuture<V> {
     private Callable<V> callable;
     private V result;
     private Throwable failure;
+    /**
+     * The scope the body runs in, for cancel(true): written by run() before its CAS to RUNNING, so a
+     * cancel() that saw RUNNING reads it. Left set afterwards: a closed scope ignores cancel().
+     */
+    private FiberCancellation running;
     private final Latch done = new Latch();
     /** Told once, when the future reaches a final state; may be null. */
     private final Consumer<? super MarlFuture<V>> onDone;
@@ -61,10 +68,14 @@ final class MarlFuture<V> implements RunnableFuture<V> {
     public void run() {
         // Read before the CAS: once the CAS succeeds a concurrent cancel() may null the field.
         Callable<V> body = callable;
-        if (body == null || !STATE.compareAndSet(this, NEW, RUNNING)) {
+        if (body == null || state != NEW) {
             return;
         }
-        try {
+        try (FiberCancellation scope = FiberCancellation.open()) {
+            running = scope;
+            if (!STATE.compareAndSet(this, NEW, RUNNING)) {
+                return;
+            }
             V value = body.call();
             result = value;
             finish(SUCCESS);
@@ -82,8 +93,9 @@ final class MarlFuture<V> implements RunnableFuture<V> {
 
     /**
      * cancel(mayInterruptIfRunning) moves a NEW or RUNNING future to CANCELLED; a NEW one will never
-     * run. No thread is interrupted either way: the body of a running one finishes on its fiber and
-     * its result is dropped.
+     * run. No thread is interrupted either way: the body of a running one goes on and its result is
+     * dropped, and with mayInterruptIfRunning its fiber's waits throw FiberCancelledException, the
+     * one it is suspended in and every later one, so it unwinds.
      */
     @Override
     public boolean cancel(boolean mayInterruptIfRunning) {
@@ -93,6 +105,9 @@ final class MarlFuture<V> implements RunnableFuture<V> {
                 return false;
             }
             if (STATE.compareAndSet(this, s, CANCELLED)) {
+                if (s == RUNNING && mayInterruptIfRunning) {
+                    running.cancel();
+                }
                 signalDone();
                 return true;
             }

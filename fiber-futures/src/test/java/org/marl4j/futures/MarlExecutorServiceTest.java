@@ -31,6 +31,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.marl4j.Event;
 import org.marl4j.Fiber;
+import org.marl4j.FiberCancelledException;
 import org.marl4j.Scheduler;
 
 /**
@@ -341,7 +342,7 @@ class MarlExecutorServiceTest {
     }
 
     @ForEachKind
-    void cancel_whileRunning_getThrowsAtOnce_bodyFinishesUninterrupted(int workers, boolean owned) throws Exception {
+    void cancelFalse_whileRunning_getThrowsAtOnce_bodyFinishesUninterrupted(int workers, boolean owned) throws Exception {
         try (ExecutorFixture f = new ExecutorFixture(workers, owned)) {
             Event running = new Event(Event.Mode.MANUAL);
             Event release = new Event(Event.Mode.MANUAL);
@@ -353,14 +354,74 @@ class MarlExecutorServiceTest {
                 return "dropped";
             });
             running.await(); // on the bound thread (0 workers) this runs the task up to its wait
-            assertTrue(future.cancel(true));
+            assertTrue(future.cancel(false));
             assertTrue(future.isCancelled() && future.isDone());
             assertThrows(CancellationException.class, () -> future.get(PATIENCE_S, TimeUnit.SECONDS));
             release.signal();
             f.executor.shutdown();
             assertTrue(f.executor.awaitTermination(PATIENCE_S, TimeUnit.SECONDS));
-            assertTrue(finished.get(), "the body runs to its end: nothing is interrupted");
+            assertTrue(finished.get(), "the body runs to its end: nothing is cancelled");
             assertThrows(CancellationException.class, future::get);
+        }
+    }
+
+    @ForEachKind
+    void cancelTrue_whileRunning_cancelsTheBodysFiberWaits_soItUnwinds(int workers, boolean owned) throws Exception {
+        try (ExecutorFixture f = new ExecutorFixture(workers, owned)) {
+            Event running = new Event(Event.Mode.MANUAL);
+            CompletableFuture<String> never = new CompletableFuture<>();
+            AtomicInteger cancelledWaits = new AtomicInteger();
+            AtomicBoolean unwound = new AtomicBoolean();
+            Future<String> future = f.executor.submit(() -> {
+                running.signal();
+                try {
+                    return Futures.await(never);
+                } catch (FiberCancelledException e) {
+                    cancelledWaits.incrementAndGet();
+                    try {
+                        new Event().await(); // every later wait is refused too
+                    } catch (FiberCancelledException again) {
+                        cancelledWaits.incrementAndGet();
+                    }
+                    throw e;
+                } finally {
+                    unwound.set(true);
+                }
+            });
+            running.await();
+            assertTrue(future.cancel(true));
+            assertThrows(CancellationException.class, () -> future.get(PATIENCE_S, TimeUnit.SECONDS));
+            f.executor.shutdown();
+            assertTrue(f.executor.awaitTermination(PATIENCE_S, TimeUnit.SECONDS),
+                    "the cancelled task still waits for a future nobody completes");
+            assertTrue(unwound.get());
+            assertEquals(2, cancelledWaits.get());
+            assertFalse(never.isDone());
+        }
+    }
+
+    @ForEachKind
+    void invokeAny_unwindsTheLosersWaits(int workers, boolean owned) throws Exception {
+        try (ExecutorFixture f = new ExecutorFixture(workers, owned)) {
+            Event never = new Event(Event.Mode.MANUAL);
+            Event loserWaiting = new Event(Event.Mode.MANUAL);
+            AtomicBoolean loserUnwound = new AtomicBoolean();
+            String winner = f.executor.invokeAny(List.<Callable<String>>of(() -> {
+                try {
+                    loserWaiting.signal();
+                    never.await();
+                    return "loser";
+                } finally {
+                    loserUnwound.set(true);
+                }
+            }, () -> {
+                loserWaiting.await();
+                return "winner";
+            }));
+            assertEquals("winner", winner);
+            f.executor.shutdown();
+            assertTrue(f.executor.awaitTermination(PATIENCE_S, TimeUnit.SECONDS), "the losing task still waits");
+            assertTrue(loserUnwound.get());
         }
     }
 

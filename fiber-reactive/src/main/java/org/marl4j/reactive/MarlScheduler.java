@@ -64,6 +64,16 @@ import reactor.core.scheduler.Schedulers;
  * other fibers on the thread see them, and the task may find them changed after it resumes. Keep
  * such state in Reactor's {@code Context}, or restore it after each wait.
  *
+ * <p>Disposing a running task: where Reactor's schedulers interrupt the thread of a task disposed
+ * while it runs, a task of this scheduler has its fiber waits cancelled instead (a
+ * {@link org.marl4j.FiberCancellation}): the wait it is suspended in ({@code Futures.await},
+ * {@code Publishers.await*}, a marl4j primitive) and every later one throw
+ * {@link org.marl4j.FiberCancelledException}, so it unwinds. That covers {@code dispose()} of what
+ * {@code schedule} returned and of a {@link #createWorker() Worker} running it, which is how
+ * {@code subscribeOn} and {@code publishOn} stop their work when the subscriber cancels (a
+ * {@code timeout}, a {@code take}). As in Reactor, a task disposed from its own fiber is left to
+ * finish. The cancellation is not reported to Reactor's error handling.
+ *
  * <p>Disposal is monotonic. After {@link #dispose()} or {@link #disposeGracefully()}, every
  * {@code schedule} method throws {@link RejectedExecutionException} (a {@code publishOn} onto it
  * signals the exception to {@code onError}), and {@link #init()} throws

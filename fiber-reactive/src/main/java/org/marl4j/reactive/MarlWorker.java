@@ -32,7 +32,8 @@ import reactor.core.scheduler.Schedulers;
  * <p>Disposal: {@link #dispose()} cancels queued, delayed and periodic tasks; afterwards every
  * {@code schedule} throws the {@link Exceptions#failWithRejected()} singleton, as Reactor's own
  * workers do. A task refused by the scheduler instead (disposed, or its marl scheduler closed)
- * gets Reactor's rejection with marl4j's reason as its message. A task already running finishes.
+ * gets Reactor's rejection with marl4j's reason as its message. A task already running is disposed
+ * too, which cancels its fiber waits (see {@link WorkerTask}), as Reactor's workers interrupt theirs.
  * Disposing the scheduler cancels the queued tasks too: the drain drops them when it reaches them.
  */
 final class MarlWorker implements Scheduler.Worker, Scannable, Runnable {
@@ -50,6 +51,11 @@ final class MarlWorker implements Scheduler.Worker, Scannable, Runnable {
     /** Delayed tasks not yet due, in the order they fall due. */
     private final WorkerDelays delays = new WorkerDelays();
     private volatile boolean disposed;
+    /**
+     * The task the drain is running, for dispose(). Written by the task before it checks
+     * {@code disposed}, which dispose() writes before reading this: one of the two sees the other.
+     */
+    private volatile WorkerTask running;
 
     MarlWorker(MarlScheduler owner) {
         this.owner = owner;
@@ -119,6 +125,10 @@ final class MarlWorker implements Scheduler.Worker, Scannable, Runnable {
             return;
         }
         disposed = true;
+        WorkerTask current = running;
+        if (current != null) {
+            current.dispose();
+        }
         for (Disposable task : timed) {
             task.dispose();
         }
@@ -225,6 +235,11 @@ final class MarlWorker implements Scheduler.Worker, Scannable, Runnable {
     /** taskFailed(error) reports what a task threw, as its scheduler does (see MarlScheduler.taskFailed). */
     void taskFailed(Throwable error) {
         owner.taskFailed(error);
+    }
+
+    /** running(task) records the task the drain runs now, or null between tasks. */
+    void running(WorkerTask task) {
+        running = task;
     }
 
     /** forget(task) removes a finished timed task from the set dispose() cancels. */

@@ -2,6 +2,8 @@ package org.marl4j.reactive;
 
 import java.util.concurrent.atomic.AtomicInteger;
 import org.marl4j.DelayedTask;
+import org.marl4j.Fiber;
+import org.marl4j.FiberCancellation;
 
 /**
  * OneShot is a task of a {@link MarlScheduler} that runs once, now or after a delay, on a marl fiber;
@@ -10,7 +12,9 @@ import org.marl4j.DelayedTask;
  * <p>States: PENDING → RUNNING → DONE, or PENDING → CANCELLED. The marl task (this object's
  * {@link #run()}) always reaches the scheduler's ended() exactly once: when it runs (even to skip a
  * cancelled body), or, for a delayed task, when {@code DelayedTask.cancel()} succeeds, because then
- * the marl task never runs.
+ * the marl task never runs. Disposing a RUNNING task cancels its fiber waits through the
+ * {@link FiberCancellation} its body runs in (unless disposed from its own fiber), as Reactor
+ * interrupts a running task; it still ends through run().
  */
 final class OneShot implements Runnable, MarlScheduler.Timed {
     private static final int PENDING = 0;
@@ -31,6 +35,8 @@ final class OneShot implements Runnable, MarlScheduler.Timed {
     private final AtomicInteger state = new AtomicInteger(PENDING);
     /** The deadline-heap handle of a delayed task, set just after it was enqueued. */
     private volatile DelayedTask delayed;
+    /** The scope the body runs in: set before RUNNING is published, so a dispose() that sees RUNNING reads it. */
+    private FiberCancellation running;
 
     OneShot(MarlScheduler owner, Runnable body, boolean timed) {
         this(owner, body, timed, true);
@@ -63,15 +69,19 @@ final class OneShot implements Runnable, MarlScheduler.Timed {
                 state.compareAndSet(PENDING, CANCELLED);
                 return;
             }
-            if (!state.compareAndSet(PENDING, RUNNING)) {
+            if (state.get() != PENDING) {
                 return; // disposed before it started
             }
-            try {
+            try (FiberCancellation scope = FiberCancellation.open()) {
+                running = scope;
+                if (!state.compareAndSet(PENDING, RUNNING)) {
+                    return;
+                }
                 body.run();
             } catch (Throwable error) {
                 owner.taskFailed(error);
             } finally {
-                state.set(DONE);
+                state.compareAndSet(RUNNING, DONE);
             }
         } finally {
             owner.ended(timed ? this : null);
@@ -85,11 +95,17 @@ final class OneShot implements Runnable, MarlScheduler.Timed {
             if (handle != null && handle.cancel()) {
                 owner.ended(this); // the marl task will never run to do it
             }
+        } else if (state.get() == RUNNING) {
+            FiberCancellation scope = running;
+            if (scope.fiber() != Fiber.current()) { // as Reactor interrupts a task, but not from its own thread
+                scope.cancel();
+            }
         }
     }
 
     @Override
     public boolean isDisposed() {
-        return state.get() >= DONE;
+        int s = state.get();
+        return s >= DONE || (s == RUNNING && running.isCancelled());
     }
 }

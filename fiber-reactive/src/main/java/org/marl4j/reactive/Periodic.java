@@ -2,6 +2,8 @@ package org.marl4j.reactive;
 
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.marl4j.DelayedTask;
+import org.marl4j.Fiber;
+import org.marl4j.FiberCancellation;
 
 /**
  * Periodic is a fixed-rate periodic task of a {@link MarlScheduler} (worker == null: each run on
@@ -25,6 +27,8 @@ final class Periodic implements Runnable, MarlScheduler.Timed {
     /** The armed timer (due now when the next run is late or the period non-positive); null before the first. */
     private volatile DelayedTask next;
     private final AtomicBoolean finished = new AtomicBoolean();
+    /** The scope of the run in progress, which dispose() cancels; null between runs. */
+    private volatile FiberCancellation runScope;
     /** What a worker queues: one run, or, if the worker drops it, the end of this task. */
     private final MarlWorker.Queued queuedRun = new MarlWorker.Queued() {
         @Override
@@ -70,16 +74,19 @@ final class Periodic implements Runnable, MarlScheduler.Timed {
     }
 
     private void runOnce() {
-        if (cancelled || owner.skipsPending()) {
-            finish();
-            return;
-        }
-        try {
+        try (FiberCancellation scope = FiberCancellation.open()) {
+            runScope = scope; // before reading cancelled, which dispose() writes before reading this
+            if (cancelled || owner.skipsPending()) {
+                finish();
+                return;
+            }
             body.run();
         } catch (Throwable error) {
             owner.taskFailed(error);
             finish(); // as ScheduledExecutorService does: a periodic task that throws runs no more
             return;
+        } finally {
+            runScope = null;
         }
         if (cancelled) {
             finish();
@@ -115,7 +122,12 @@ final class Periodic implements Runnable, MarlScheduler.Timed {
         if (handle != null && handle.cancel()) {
             finish(); // the timer will never fire to do it
         }
-        // Otherwise a run is due, queued or in progress: it sees cancelled and finishes.
+        // Otherwise a run is due, queued or in progress: it sees cancelled and finishes. One in
+        // progress has its fiber waits cancelled, as Reactor interrupts it (not from its own thread).
+        FiberCancellation scope = runScope;
+        if (scope != null && scope.fiber() != Fiber.current()) {
+            scope.cancel();
+        }
     }
 
     @Override

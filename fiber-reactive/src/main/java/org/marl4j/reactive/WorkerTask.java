@@ -1,12 +1,16 @@
 package org.marl4j.reactive;
 
 import java.util.concurrent.atomic.AtomicInteger;
+import org.marl4j.Fiber;
+import org.marl4j.FiberCancellation;
 import reactor.core.Disposable;
 
 /**
  * WorkerTask is one task of a {@link MarlWorker}, and the Disposable its {@code schedule} returns.
  * States: PENDING → RUNNING → DONE, or PENDING → CANCELLED; a cancelled task stays in the worker's
  * queue and is skipped when reached. A delayed task also holds its timer, which dispose() cancels.
+ * A running task is disposed as Reactor interrupts one, unless from its own fiber: its body runs in
+ * a {@link FiberCancellation}, which dispose() cancels, so its fiber waits throw and it unwinds.
  */
 final class WorkerTask implements MarlWorker.Queued, Disposable {
     private static final int PENDING = 0;
@@ -19,6 +23,8 @@ final class WorkerTask implements MarlWorker.Queued, Disposable {
     private final AtomicInteger state = new AtomicInteger(PENDING);
     /** The deadline-heap timer of a delayed task, or null. */
     private volatile Disposable timer;
+    /** The scope the body runs in: set before RUNNING is published, so a dispose() that sees RUNNING reads it. */
+    private FiberCancellation running;
 
     WorkerTask(MarlWorker worker, Runnable body) {
         this.worker = worker;
@@ -31,15 +37,23 @@ final class WorkerTask implements MarlWorker.Queued, Disposable {
 
     @Override
     public void run() {
-        if (!state.compareAndSet(PENDING, RUNNING)) {
+        if (state.get() != PENDING) {
             return;
         }
-        try {
-            body.run();
+        try (FiberCancellation scope = FiberCancellation.open()) {
+            running = scope;
+            if (!state.compareAndSet(PENDING, RUNNING)) {
+                return;
+            }
+            worker.running(this);
+            if (!worker.isDisposed()) { // else dispose() may have missed this task as it started
+                body.run();
+            }
         } catch (Throwable error) {
             worker.taskFailed(error); // the worker carries on with its next task
         } finally {
-            state.set(DONE);
+            worker.running(null);
+            state.compareAndSet(RUNNING, DONE);
         }
     }
 
@@ -56,11 +70,17 @@ final class WorkerTask implements MarlWorker.Queued, Disposable {
                 handle.dispose();
                 worker.forget(this);
             }
+        } else if (state.get() == RUNNING) {
+            FiberCancellation scope = running;
+            if (scope.fiber() != Fiber.current()) { // as Reactor interrupts a task, but not from its own thread
+                scope.cancel();
+            }
         }
     }
 
     @Override
     public boolean isDisposed() {
-        return state.get() >= DONE;
+        int s = state.get();
+        return s >= DONE || (s == RUNNING && running.isCancelled());
     }
 }

@@ -24,12 +24,14 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.marl4j.Fiber;
+import org.marl4j.FiberCancelledException;
 import org.marl4j.TestSchedulers;
 import org.marl4j.futures.Futures;
 import reactor.core.Disposable;
 import reactor.core.Exceptions;
 import reactor.core.Scannable;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 import reactor.test.StepVerifier;
@@ -145,9 +147,12 @@ abstract class MarlSchedulerContract {
             if (running.incrementAndGet() > 1) {
                 overlapped.set(true);
             }
-            Fiber.sleep(Duration.ofMillis(3)); // longer than the period: the next run is late, never concurrent
-            runs.incrementAndGet();
-            running.decrementAndGet();
+            try {
+                Fiber.sleep(Duration.ofMillis(3)); // longer than the period: the next run is late, never concurrent
+                runs.incrementAndGet();
+            } finally { // dispose() during the sleep cancels it
+                running.decrementAndGet();
+            }
         }, 0, 1, TimeUnit.MILLISECONDS);
         await().atMost(TestSchedulers.PATIENCE).until(() -> runs.get() >= 5);
         periodic.dispose();
@@ -353,6 +358,106 @@ abstract class MarlSchedulerContract {
         s.schedule(() -> later.complete(null), 40, TimeUnit.MILLISECONDS);
         TestSchedulers.get(later);
         assertEquals(0, ran.get(), "tasks of a disposed worker ran");
+    }
+
+    /**
+     * A task that waits for a future nobody completes, as the disposal tests below run it: started
+     * completes when it is about to wait, unwound with what its wait threw once it has unwound.
+     */
+    private static Runnable waitsForever(CompletableFuture<Void> started, CompletableFuture<Throwable> unwound) {
+        return () -> {
+            started.complete(null);
+            try {
+                Futures.await(new CompletableFuture<Void>());
+                unwound.complete(null);
+            } catch (Throwable t) {
+                unwound.complete(t);
+                throw t;
+            }
+        };
+    }
+
+    @ParameterizedTest(name = "{0} worker threads")
+    @ValueSource(ints = {1, 2})
+    void schedule_disposedWhileRunning_cancelsItsFiberWait_asReactorInterrupts(int workers) {
+        MarlScheduler s = create(workers);
+        Queue<Throwable> handled = new ConcurrentLinkedQueue<>();
+        Schedulers.onHandleError(HOOK, (thread, error) -> handled.add(error));
+        CompletableFuture<Void> started = new CompletableFuture<>();
+        CompletableFuture<Throwable> unwound = new CompletableFuture<>();
+        Disposable task = s.schedule(waitsForever(started, unwound));
+        TestSchedulers.get(started);
+        assertFalse(task.isDisposed());
+        task.dispose();
+        assertTrue(task.isDisposed());
+        assertTrue(TestSchedulers.get(unwound) instanceof FiberCancelledException);
+        assertTrue(handled.isEmpty(), "a cancelled wait is not an error: " + handled);
+    }
+
+    @ParameterizedTest(name = "{0} worker threads")
+    @ValueSource(ints = {1, 2})
+    void worker_disposedWhileATaskRuns_cancelsItsFiberWait(int workers) {
+        MarlScheduler s = create(workers);
+        Scheduler.Worker worker = s.createWorker();
+        CompletableFuture<Void> started = new CompletableFuture<>();
+        CompletableFuture<Throwable> unwound = new CompletableFuture<>();
+        worker.schedule(waitsForever(started, unwound));
+        TestSchedulers.get(started);
+        worker.dispose();
+        assertTrue(TestSchedulers.get(unwound) instanceof FiberCancelledException);
+    }
+
+    @ParameterizedTest(name = "{0} worker threads")
+    @ValueSource(ints = {1, 2})
+    void schedulePeriodically_disposedDuringARun_cancelsItsFiberWait(int workers) {
+        MarlScheduler s = create(workers);
+        CompletableFuture<Void> started = new CompletableFuture<>();
+        CompletableFuture<Throwable> unwound = new CompletableFuture<>();
+        Disposable periodic = s.schedulePeriodically(waitsForever(started, unwound), 0, 1, TimeUnit.HOURS);
+        TestSchedulers.get(started);
+        periodic.dispose();
+        assertTrue(TestSchedulers.get(unwound) instanceof FiberCancelledException);
+    }
+
+    @ParameterizedTest(name = "{0} worker threads")
+    @ValueSource(ints = {1, 2})
+    void aTaskDisposedFromItsOwnFiber_keepsWaiting_asReactorDoesNotInterruptItsOwnThread(int workers) {
+        MarlScheduler s = create(workers);
+        java.util.concurrent.atomic.AtomicReference<Disposable> self = new java.util.concurrent.atomic.AtomicReference<>();
+        CompletableFuture<Void> registered = new CompletableFuture<>();
+        CompletableFuture<String> late = new CompletableFuture<>();
+        CompletableFuture<String> result = new CompletableFuture<>();
+        self.set(s.schedule(() -> {
+            Futures.await(registered);
+            self.get().dispose();
+            try {
+                result.complete(Futures.await(late));
+            } catch (Throwable t) {
+                result.completeExceptionally(t);
+            }
+        }));
+        registered.complete(null);
+        CompletableFuture.runAsync(() -> late.complete("waited"), CompletableFuture.delayedExecutor(20, TimeUnit.MILLISECONDS));
+        assertEquals("waited", TestSchedulers.get(result));
+    }
+
+    @ParameterizedTest(name = "{0} worker threads")
+    @ValueSource(ints = {1, 2})
+    void subscribeOn_withATimeout_unwindsTheTaskStillAwaiting(int workers) {
+        MarlScheduler s = create(workers);
+        CompletableFuture<Throwable> unwound = new CompletableFuture<>();
+        Mono<String> slow = Mono.fromCallable(() -> {
+            try {
+                return Futures.await(new CompletableFuture<String>());
+            } catch (Throwable t) {
+                unwound.complete(t);
+                throw t;
+            }
+        });
+        StepVerifier.create(slow.subscribeOn(s).timeout(SHORT))
+                .expectError(TimeoutException.class)
+                .verify(TestSchedulers.PATIENCE);
+        assertTrue(TestSchedulers.get(unwound) instanceof FiberCancelledException);
     }
 
     @ParameterizedTest(name = "{0} worker threads")

@@ -1,0 +1,167 @@
+package org.marl4j;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * A FiberCancellation lets another thread cancel the waits of a piece of code running on a fiber:
+ * the fiber's counterpart of interrupting the thread that runs a task, which is how
+ * {@code Future.cancel(true)} and Reactor's {@code dispose()} stop a thread pool's task. Fibers
+ * cannot use interrupts for this, since the fibers of a worker share its thread.
+ *
+ * <pre>{@code
+ * // in a task, on its fiber:
+ * try (FiberCancellation cancellation = FiberCancellation.open()) {
+ *     handle.set(cancellation);              // give it to whoever may cancel this work
+ *     Page page = Futures.await(fetch(url)); // throws FiberCancelledException once cancelled
+ *     ...
+ * }
+ * // elsewhere, on any thread:
+ * handle.get().cancel();
+ * }</pre>
+ *
+ * <p>From {@link #cancel()} until {@link #close()}, every wait of the fiber on a marl4j primitive
+ * (including {@code Futures.await} and the other fiber-blocking waits built on them) throws
+ * {@link FiberCancelledException}: the wait it is suspended in at once, and every later one as it
+ * begins, so the code unwinds and its {@code finally} blocks run. A wait whose condition already
+ * holds returns as usual; only a wait that would suspend is refused. After {@code close()} the
+ * fiber waits normally again. A {@link Mutex} that a wait releases is always taken back before the
+ * exception propagates, as {@code Condition.await} does.
+ *
+ * <p>Scopes nest: a cancellation cancels the waits inside it, including those inside scopes opened
+ * within it, and a scope closed inside it does not end it. {@link #close()} must be called by the
+ * fiber that opened the scope before its task ends; use try-with-resources. (A cancelled scope
+ * left open when its task ends is reported to the scheduler's uncaught-exception handler and stops
+ * applying; one left open and cancelled later would cancel whatever that fiber runs then.)
+ *
+ * <p>Opened off a fiber (on a plain thread, or in a task a pinned wait runs), a scope has no waits
+ * to cancel: {@link #cancel()} only marks it cancelled. Thread waits are not interrupted.
+ */
+public final class FiberCancellation implements AutoCloseable {
+    /*
+     * state: OPEN -> CANCELLED (cancel(), under the worker lock, together with the fiber's count)
+     *        OPEN -> CLOSED (close() of a scope never cancelled: one CAS, no lock)
+     *        CANCELLED -> CANCELLED_CLOSED (close(), under the worker lock, taking the count back)
+     * So the count is incremented and decremented under the same lock, and close() takes the lock
+     * only for a scope that was cancelled.
+     */
+    private static final int OPEN = 0;
+    private static final int CANCELLED = 1;
+    private static final int CLOSED = 2;
+    private static final int CANCELLED_CLOSED = CANCELLED | CLOSED;
+    private static final VarHandle STATE;
+
+    static {
+        try {
+            STATE = MethodHandles.lookup().findVarHandle(FiberCancellation.class, "state", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** The fiber whose waits this scope cancels; null when opened off a fiber. */
+    private final Fiber fiber;
+    private volatile int state;
+
+    private FiberCancellation(Fiber fiber) {
+        this.fiber = fiber;
+    }
+
+    /**
+     * open() opens a cancellation scope for the code that the calling fiber runs until
+     * {@link #close()}.
+     *
+     * @return the scope, to hand to whoever may cancel; close it on this fiber
+     */
+    public static FiberCancellation open() {
+        return new FiberCancellation(Fiber.current());
+    }
+
+    /**
+     * cancel() cancels the fiber's waits until the scope is closed: the wait it is suspended in, if
+     * any, throws {@link FiberCancelledException} at once, and so does every later one. May be
+     * called from any thread, the fiber itself included; does nothing once the scope is closed or
+     * already cancelled.
+     *
+     * @return true if this call cancelled the scope; false if it was closed or cancelled already
+     */
+    public boolean cancel() {
+        Fiber f = fiber;
+        if (f == null) {
+            return STATE.compareAndSet(this, OPEN, CANCELLED);
+        }
+        WorkerLock lock = f.worker.lock;
+        lock.lock();
+        try {
+            if (!STATE.compareAndSet(this, OPEN, CANCELLED)) {
+                return false;
+            }
+            f.cancelledScopes++;
+        } finally {
+            lock.unlock();
+        }
+        f.wake(); // after the count: the fiber, resumed or about to suspend, sees it under the lock
+        return true;
+    }
+
+    /**
+     * fiber() is the fiber whose waits this scope cancels: the one that opened it. An adapter can
+     * compare it with {@link Fiber#current()} to leave a task alone that cancels itself, as Reactor
+     * does not interrupt a task disposed from its own thread.
+     *
+     * @return the fiber, or null if the scope was opened off a fiber
+     */
+    public Fiber fiber() {
+        return fiber;
+    }
+
+    /**
+     * isCancelled() is whether {@link #cancel()} took effect on this scope (before it was closed).
+     *
+     * @return true if the scope was cancelled
+     */
+    public boolean isCancelled() {
+        return (state & CANCELLED) != 0;
+    }
+
+    /**
+     * close() ends the scope: the fiber's waits are no longer cancelled by it, and a later
+     * {@link #cancel()} does nothing. Idempotent.
+     *
+     * @throws IllegalStateException if called on another fiber or thread than the one that opened
+     *     the scope
+     */
+    @Override
+    public void close() {
+        if (Fiber.current() != fiber) {
+            throw new IllegalStateException("a FiberCancellation must be closed by the fiber that opened it ("
+                    + (fiber == null ? "none: it was opened off a fiber" : fiber) + "), not by "
+                    + (Fiber.current() == null ? Thread.currentThread() : Fiber.current())
+                    + ": close it in a try-with-resources around the code it cancels");
+        }
+        if (STATE.compareAndSet(this, OPEN, CLOSED) || fiber == null) {
+            STATE.compareAndSet(this, CANCELLED, CANCELLED_CLOSED);
+            return;
+        }
+        WorkerLock lock = fiber.worker.lock;
+        lock.lock();
+        try {
+            if (STATE.compareAndSet(this, CANCELLED, CANCELLED_CLOSED) && fiber.cancelledScopes > 0) {
+                fiber.cancelledScopes--; // > 0 unless the worker loop already dropped a leaked count
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public String toString() {
+        String s = switch (state) {
+            case OPEN -> "open";
+            case CANCELLED -> "cancelled";
+            case CLOSED -> "closed";
+            default -> "cancelled, closed";
+        };
+        return "FiberCancellation[" + s + ", " + (fiber == null ? "off a fiber" : fiber) + "]";
+    }
+}
