@@ -53,6 +53,7 @@ public final class Event {
     private int sweepAt = MIN_SWEEP;
     /** Smallest dependents list that addDependent sweeps: below it a sweep costs more than it saves. */
     private static final int MIN_SWEEP = 16;
+    private static final Event[] NO_EVENTS = new Event[0];
 
     /** Event() creates an unsignalled AUTO event. */
     public Event() {
@@ -180,7 +181,7 @@ public final class Event {
     public void signal() {
         Waiter wake;
         Registration run;
-        RuntimeException dependentFailure = null;
+        Event[] signalNext;
         lock.lock();
         try {
             if (signalled) {
@@ -198,36 +199,58 @@ public final class Event {
                 wake = waiters.pollAll();
                 run = callbacks.pollAll();
             }
-            // Lock order is always source before dependent: any() only ever adds newer events.
-            int live = 0;
-            for (int i = 0; i < dependents.size(); i++) {
-                WeakReference<Event> ref = dependents.get(i);
-                Event dependent = ref.get();
-                if (dependent != null) {
-                    try {
-                        dependent.signal();
-                    } catch (RuntimeException e) { // a scheduling policy's: this event's waiters still wake
-                        if (dependentFailure == null) {
-                            dependentFailure = e;
-                        } else {
-                            dependentFailure.addSuppressed(e);
-                        }
-                    }
-                    dependents.set(live++, ref); // compacts out the cleared entries as it goes
-                }
-            }
-            dependents.subList(live, dependents.size()).clear();
+            signalNext = liveDependents();
         } finally {
             lock.unlock();
         }
+        // The any-events are signalled after this lock is released, not under it (as marl does):
+        // their onSignal callbacks run inside their signal(), and a callback run under this lock
+        // shut out every other thread that touched this event; two callbacks signalling each
+        // other's source from two threads deadlocked. No signal is lost: any() registers under
+        // this lock and signals at once if it finds the event signalled.
+        Throwable failure = null;
         try {
             WaitQueue.wakeChain(wake);
+        } catch (RuntimeException | Error e) { // a scheduling policy's: the callbacks and any-events still go on
+            failure = e;
         } finally {
             CallbackQueue.runChain(run);
         }
-        if (dependentFailure != null) {
-            throw dependentFailure;
+        for (Event dependent : signalNext) {
+            try {
+                dependent.signal();
+            } catch (RuntimeException | Error e) { // a scheduling policy's: the other any-events are still signalled
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
         }
+        if (failure instanceof Error e) {
+            throw e;
+        } else if (failure != null) {
+            throw (RuntimeException) failure;
+        }
+    }
+
+    /** Called with lock held: the any-events still referenced, compacting out the collected ones. */
+    private Event[] liveDependents() {
+        if (dependents.isEmpty()) {
+            return NO_EVENTS;
+        }
+        List<Event> live = new ArrayList<>(dependents.size());
+        int kept = 0;
+        for (int i = 0; i < dependents.size(); i++) {
+            WeakReference<Event> ref = dependents.get(i);
+            Event dependent = ref.get();
+            if (dependent != null) {
+                live.add(dependent);
+                dependents.set(kept++, ref);
+            }
+        }
+        dependents.subList(kept, dependents.size()).clear();
+        return live.toArray(NO_EVENTS);
     }
 
     /**

@@ -413,6 +413,26 @@ class EventTest {
         assertEquals(1, woke.get());
     }
 
+    @Test
+    void anyCallbacks_runWithTheSourcesLockReleased_soASignallerOfTheSourceIsNotShutOut() throws Exception {
+        // onSignal promises its callback runs after the event's lock is released. An any-event's
+        // callback ran inside its source's signal(), with the source's lock held: two such callbacks
+        // that signal (or test) each other's source, run by two threads at once, deadlocked.
+        Event source = new Event(Event.Mode.MANUAL);
+        Event any = Event.any(Event.Mode.MANUAL, source);
+        AtomicBoolean otherThreadGotIn = new AtomicBoolean();
+        any.onSignal(() -> {
+            Thread other = Thread.ofPlatform().start(source::isSignalled);
+            try {
+                otherThreadGotIn.set(other.join(Duration.ofSeconds(5)));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        source.signal();
+        assertTrue(otherThreadGotIn.get(), "another thread could not take the source's lock while the any-event's callback ran");
+    }
+
     // ------------------------------------------------------------------ plain threads
 
     @ParameterizedTest
