@@ -351,17 +351,24 @@ public final class Event {
     }
 
     private boolean await(boolean timed, long deadline) {
+        Registration stranded = null;
         lock.lock();
         try {
             while (!signalled) {
                 if (timed && deadline - System.nanoTime() <= 0) {
                     return false;
                 }
-                waiters.await(lock, timed, deadline);
+                try {
+                    waiters.await(lock, timed, deadline); // holds lock again when it returns or throws
+                } catch (RuntimeException | Error ended) { // a bounded close cancelled the wait
+                    stranded = strandedCallback();
+                    throw ended;
+                }
             }
             return consume();
         } finally {
             lock.unlock();
+            CallbackQueue.runChain(stranded); // never throws: a callback's exception is reported
         }
     }
 
@@ -391,26 +398,53 @@ public final class Event {
             } finally {
                 lock.unlock();
             }
-            boolean notified = false;
             try {
                 waits.park(fiber, waiter);
-                notified = waiter.notified;
-            } finally {
-                if (!notified) {
-                    leave(waiter);
-                }
+            } catch (RuntimeException | Error ended) { // a bounded close cancelled the wait
+                leave(waiter, true);
+                throw ended;
+            }
+            if (!waiter.notified) {
+                leave(waiter, false); // a spurious wake: look again
             }
         }
     }
 
-    /** leave(waiter) unlinks a waiter whose wait ended un-notified; see {@link WaitQueue#leave}. */
-    private void leave(Waiter waiter) {
+    /**
+     * leave(waiter, forGood) unlinks a waiter whose wait ended un-notified; see {@link WaitQueue#leave}.
+     * A wait that ends for good (it threw) also releases a callback the signal would otherwise strand.
+     */
+    private void leave(Waiter waiter, boolean forGood) {
+        Registration stranded = null;
         lock.lock();
         try {
             waiters.leave(waiter);
+            if (forGood) {
+                stranded = strandedCallback();
+            }
         } finally {
             lock.unlock();
         }
+        CallbackQueue.runChain(stranded);
+    }
+
+    /**
+     * strandedCallback() is called, with lock held, by a waiter whose wait ends by an exception (a
+     * bounded close cancelled it) without consuming the signal: an AUTO signal that was handed to it
+     * and that {@link WaitQueue#leave} found no other waiter to pass on to would stay raised while
+     * onSignal callbacks wait, and nothing would release them (signal() does nothing on a signalled
+     * event). It hands the signal to the first callback instead, as signal() does when nobody
+     * waits, and returns it to run once the lock is released; null if there is none to release.
+     */
+    private Registration strandedCallback() {
+        if (mode != Mode.AUTO || !signalled || waiters.size() > 0) {
+            return null; // MANUAL signals release every callback at once; a queued waiter has the signal
+        }
+        Registration run = callbacks.poll();
+        if (run != null) {
+            signalled = false;
+        }
+        return run;
     }
 
     /** Called with lock held. */

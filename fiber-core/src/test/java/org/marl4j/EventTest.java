@@ -356,6 +356,47 @@ class EventTest {
         assertEquals(1, returned.get());
     }
 
+    @Test
+    void autoSignal_takenByAWaiterThatIsThenCancelled_releasesAWaitingCallback() throws Exception {
+        // An AUTO signal goes to a waiting fiber before any onSignal callback. When that fiber's wait was
+        // cancelled (a bounded close) before it could consume the signal, the signal stayed raised with
+        // the callback still queued: nothing released it (a second signal() is a no-op on a signalled
+        // event), so a coroutine awaiting the event through onSignal hung.
+        Event event = new Event(Event.Mode.AUTO);
+        AtomicBoolean callbackRan = new AtomicBoolean();
+        java.util.concurrent.CountDownLatch blockerStarted = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch releaseBlocker = new java.util.concurrent.CountDownLatch(1);
+        Scheduler scheduler = new Scheduler(TestSchedulers.config(1)); // one worker: the waiter and the blocker share it
+        Thread closer = null;
+        try (LogCapture log = LogCapture.of(Scheduler.class)) {
+            scheduler.enqueue(new Task(event::await));
+            await().atMost(LONG).until(() -> scheduler.stats().fibersBlocked() == 1);
+            event.onSignal(() -> callbackRan.set(true));
+            scheduler.enqueue(new Task(() -> {
+                blockerStarted.countDown();
+                try {
+                    releaseBlocker.await(); // holds the worker thread: the woken waiter cannot run yet
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }));
+            assertTrue(blockerStarted.await(LONG.toSeconds(), java.util.concurrent.TimeUnit.SECONDS));
+            event.signal(); // to the waiting fiber, which has not run yet
+            closer = Thread.ofPlatform().start(() -> scheduler.close(Duration.ZERO));
+            await().atMost(LONG).until(() -> log.contains("cancelled the waits of 1 suspended fiber"));
+            releaseBlocker.countDown(); // the waiter resumes into its cancellation, the signal unconsumed
+            join(closer);
+        } finally {
+            releaseBlocker.countDown();
+            if (closer == null) {
+                scheduler.close(Duration.ZERO);
+            }
+        }
+        assertTrue(callbackRan.get() || !event.isSignalled(),
+                "the signal stayed raised with a callback still waiting for it");
+        assertTrue(callbackRan.get(), "the callback was not released");
+    }
+
     // ------------------------------------------------------------------ Event.any
 
     @ForEachWorkerCount
