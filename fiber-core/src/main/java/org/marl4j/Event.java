@@ -39,7 +39,7 @@ public final class Event {
     private boolean signalled;
     private final WaitQueue waiters = new WaitQueue();
     /** Callbacks registered with {@link #onSignal}; guarded by lock. */
-    private final CallbackQueue callbacks = new CallbackQueue();
+    private final CallbackQueue callbacks = new CallbackQueue(this::pinWhileCallbacksWait);
     /**
      * Events made by {@link #any} that this event also signals; guarded by lock. Held weakly: an
      * any-event nobody references can never be awaited, so a long-lived source must not keep it
@@ -48,7 +48,13 @@ public final class Event {
      * Cleared entries are dropped by {@link #signal()} and by {@link #addDependent} once the list
      * has doubled since its last sweep, so the list stays within twice the live dependents.
      */
-    private final List<WeakReference<Event>> dependents = new ArrayList<>(0);
+    private final List<Dependent> dependents = new ArrayList<>(0);
+    /**
+     * For an event made by {@link #any}: its entries in its sources' {@code dependents}, through
+     * which it pins itself while onSignal callbacks wait on it; null for any other event. Written
+     * before any source can see the event, then only read.
+     */
+    private Dependent[] asDependent;
     /** Size at which addDependent sweeps cleared entries next; guarded by lock. */
     private int sweepAt = MIN_SWEEP;
     /** Smallest dependents list that addDependent sweeps: below it a sweep costs more than it saves. */
@@ -84,7 +90,10 @@ public final class Event {
      * any(mode, events) returns a new event that is signalled whenever any of {@code events} is
      * signalled (and at once if one already is). The sources hold the new event only weakly: once
      * it is no longer referenced it costs them nothing, so calling {@code any} in a loop on a
-     * long-lived event does not grow it. With no sources, nothing ever signals the new event but
+     * long-lived event does not grow it; while {@link #onSignal} callbacks wait on it, its sources
+     * hold it strongly, so the callbacks run even if nothing else references it (an any-event of
+     * any-events is kept only by its direct sources: keep a reference to the outer ones, or
+     * register on the inner one). With no sources, nothing ever signals the new event but
      * its own {@link #signal()}, as {@code CompletableFuture.anyOf()} with no futures never
      * completes.
      *
@@ -125,13 +134,18 @@ public final class Event {
             sources.add(event);
         }
         Event any = new Event(mode, false);
+        any.asDependent = new Dependent[sources.size()];
+        for (int i = 0; i < sources.size(); i++) {
+            any.asDependent[i] = new Dependent(any);
+        }
+        int index = 0;
         for (Event event : sources) {
             event.lock.lock();
             try {
                 if (event.signalled) {
                     any.signal();
                 }
-                event.addDependent(any);
+                event.addDependent(any.asDependent[index++]);
             } finally {
                 event.lock.unlock();
             }
@@ -139,13 +153,40 @@ public final class Event {
         return any;
     }
 
-    /** Called with lock held: registers an any-event, sweeping cleared ones when the list has doubled. */
-    private void addDependent(Event any) {
+    /** Called with lock held: registers an any-event's entry, sweeping cleared ones when the list has doubled. */
+    private void addDependent(Dependent entry) {
         if (dependents.size() >= sweepAt) {
             dependents.removeIf(ref -> ref.get() == null);
             sweepAt = Math.max(MIN_SWEEP, 2 * dependents.size());
         }
-        dependents.add(new WeakReference<>(any));
+        dependents.add(entry);
+    }
+
+    /**
+     * A source's weak entry for an event made by {@link #any}, which the event turns strong while
+     * onSignal callbacks wait on it: a callback's registration holds the event's queue, not the
+     * event, so an any-event nobody else references would be collected with its callbacks, which
+     * would then never run. While it is pinned so, only its sources (and a source's any-events,
+     * once pinned themselves) keep it: it goes with them.
+     */
+    private static final class Dependent extends WeakReference<Event> {
+        /** The any-event itself while callbacks wait on it, else null; written under that event's lock, read only by the GC. */
+        @SuppressWarnings({"unused", "FieldCanBeLocal"})
+        private Event pinned;
+
+        Dependent(Event any) {
+            super(any);
+        }
+    }
+
+    /** Called with lock held, whenever the callback queue becomes empty or non-empty: see {@link Dependent}. */
+    private void pinWhileCallbacksWait() {
+        if (asDependent != null) {
+            Event pin = callbacks.isEmpty() ? null : this;
+            for (Dependent entry : asDependent) {
+                entry.pinned = pin;
+            }
+        }
     }
 
     /** waiterCount() is how many waiters a signal could pick now; for tests. */
@@ -242,7 +283,7 @@ public final class Event {
         List<Event> live = new ArrayList<>(dependents.size());
         int kept = 0;
         for (int i = 0; i < dependents.size(); i++) {
-            WeakReference<Event> ref = dependents.get(i);
+            Dependent ref = dependents.get(i);
             Event dependent = ref.get();
             if (dependent != null) {
                 live.add(dependent);

@@ -624,6 +624,50 @@ class EventTest {
     }
 
     @Test
+    void any_referencedOnlyByItsOnSignalCallback_stillRunsItAfterGc() {
+        // The sources hold an any-event weakly, and nothing else held one whose only waiter is an
+        // onSignal callback (a registration holds the event's queue, not the event): after a GC the
+        // source's signal found it gone and the callback never ran (a Kotlin awaitSuspending on
+        // Event.any(MANUAL, ...) hung).
+        Event source = new Event(Event.Mode.MANUAL);
+        AtomicBoolean ran = new AtomicBoolean();
+        java.lang.ref.WeakReference<Event> any = anyWithCallback(source, () -> ran.set(true));
+        for (int i = 0; i < 3; i++) {
+            System.gc();
+        }
+        assertTrue(any.get() != null, "the any-event with a pending callback was collected");
+        source.signal();
+        assertTrue(ran.get(), "the callback never ran");
+    }
+
+    @Test
+    void any_whoseCallbackIsWithdrawnOrHasRun_isCollectedAgain() {
+        Event source = new Event(Event.Mode.MANUAL);
+        Event other = new Event(Event.Mode.MANUAL);
+        java.lang.ref.WeakReference<Event> withdrawn = anyWithWithdrawnCallback(source);
+        java.lang.ref.WeakReference<Event> released = anyWithCallback(other, () -> {});
+        other.signal(); // runs the callback: nothing is pending on that any-event any more
+        await().atMost(TestSchedulers.PATIENCE).until(() -> {
+            System.gc();
+            return withdrawn.get() == null && released.get() == null;
+        });
+    }
+
+    /** anyWithCallback(source, callback) registers callback on a new any-event of source and keeps only a weak reference to it. */
+    private static java.lang.ref.WeakReference<Event> anyWithCallback(Event source, Runnable callback) {
+        Event any = Event.any(Event.Mode.MANUAL, source);
+        any.onSignal(callback);
+        return new java.lang.ref.WeakReference<>(any);
+    }
+
+    private static java.lang.ref.WeakReference<Event> anyWithWithdrawnCallback(Event source) {
+        Event any = Event.any(Event.Mode.AUTO, source);
+        assertTrue(any.onSignal(() -> {}).cancel());
+        assertTrue(any.onSignal(() -> {}).cancel());
+        return new java.lang.ref.WeakReference<>(any);
+    }
+
+    @Test
     void any_varargsWithNull_namesTheIndex() {
         Event e = new Event();
         NullPointerException npe = assertThrows(NullPointerException.class, () -> Event.any(Event.Mode.AUTO, e, null));
