@@ -16,6 +16,26 @@ final class CallbackQueue {
     private Registration head;
     private Registration tail;
     private int size;
+    /**
+     * Run, under the lock that guards this queue, each time the queue becomes non-empty or empty
+     * again: how an {@link Event} made by {@code any} keeps itself reachable from its sources while
+     * callbacks wait on it. Null for none.
+     */
+    private final Runnable emptinessChanged;
+
+    CallbackQueue() {
+        this(null);
+    }
+
+    CallbackQueue(Runnable emptinessChanged) {
+        this.emptinessChanged = emptinessChanged;
+    }
+
+    private void emptinessChanged() {
+        if (emptinessChanged != null) {
+            emptinessChanged.run();
+        }
+    }
 
     int size() {
         return size;
@@ -35,7 +55,9 @@ final class CallbackQueue {
             tail.next = registration;
         }
         tail = registration;
-        size++;
+        if (size++ == 0) {
+            emptinessChanged();
+        }
     }
 
     /**
@@ -77,7 +99,9 @@ final class CallbackQueue {
         }
         registration.prev = null;
         registration.next = null;
-        size--;
+        if (--size == 0) {
+            emptinessChanged();
+        }
         return true;
     }
 
@@ -99,6 +123,9 @@ final class CallbackQueue {
         head = null;
         tail = null;
         size = 0;
+        if (first != null) {
+            emptinessChanged();
+        }
         return first;
     }
 

@@ -34,8 +34,9 @@ import java.util.function.Consumer;
  * decremented; the successors that reach zero are ready. All ready successors but the last are
  * enqueued as tasks, and the last runs next on the same fiber, so a chain costs no scheduling.
  *
- * <p>Failure: if a node's work throws, the nodes that depend on it (directly or through other
- * nodes) are skipped for that run, and the nodes that do not still run. Once all have finished or
+ * <p>Failure: if a node's work throws (or the scheduler refuses the task that would run it, as a
+ * custom scheduling policy may), the nodes that depend on it (directly or through other nodes) are
+ * skipped for that run, and the nodes that do not still run. Once all have finished or
  * been skipped, {@link #run} rethrows the first exception thrown, with any later ones attached as
  * suppressed exceptions.
  *
@@ -176,15 +177,29 @@ public final class Dag<T> {
             }
         }
 
+        /**
+         * spawn(node) runs node as a task of its own. If the scheduler refuses the task (a custom
+         * policy's enqueued() threw), the refusal counts as the node's failure: the node and its
+         * descendants are skipped, here and now, and run() rethrows it. Throwing instead lost the
+         * successors still to be visited by the caller's loop, and the count taken for the task,
+         * so run() waited for ever.
+         */
         private void spawn(int node) {
             finished.add(1);
-            scheduler.enqueue(new Task(() -> {
-                try {
-                    invoke(node);
-                } finally {
-                    finished.done();
-                }
-            }));
+            try {
+                scheduler.enqueue(new Task(() -> {
+                    try {
+                        invoke(node);
+                    } finally {
+                        finished.done();
+                    }
+                }));
+            } catch (RuntimeException | Error refused) {
+                finished.done();
+                failures.add(refused);
+                skip[node] = true; // this thread brought its count to zero: no one else reads or writes it now
+                invoke(node);      // skips it and passes the skip on, so its successors are counted down
+            }
         }
     }
 

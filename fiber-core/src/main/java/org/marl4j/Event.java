@@ -39,7 +39,7 @@ public final class Event {
     private boolean signalled;
     private final WaitQueue waiters = new WaitQueue();
     /** Callbacks registered with {@link #onSignal}; guarded by lock. */
-    private final CallbackQueue callbacks = new CallbackQueue();
+    private final CallbackQueue callbacks = new CallbackQueue(this::pinWhileCallbacksWait);
     /**
      * Events made by {@link #any} that this event also signals; guarded by lock. Held weakly: an
      * any-event nobody references can never be awaited, so a long-lived source must not keep it
@@ -48,11 +48,18 @@ public final class Event {
      * Cleared entries are dropped by {@link #signal()} and by {@link #addDependent} once the list
      * has doubled since its last sweep, so the list stays within twice the live dependents.
      */
-    private final List<WeakReference<Event>> dependents = new ArrayList<>(0);
+    private final List<Dependent> dependents = new ArrayList<>(0);
+    /**
+     * For an event made by {@link #any}: its entries in its sources' {@code dependents}, through
+     * which it pins itself while onSignal callbacks wait on it; null for any other event. Written
+     * before any source can see the event, then only read.
+     */
+    private Dependent[] asDependent;
     /** Size at which addDependent sweeps cleared entries next; guarded by lock. */
     private int sweepAt = MIN_SWEEP;
     /** Smallest dependents list that addDependent sweeps: below it a sweep costs more than it saves. */
     private static final int MIN_SWEEP = 16;
+    private static final Event[] NO_EVENTS = new Event[0];
 
     /** Event() creates an unsignalled AUTO event. */
     public Event() {
@@ -83,7 +90,10 @@ public final class Event {
      * any(mode, events) returns a new event that is signalled whenever any of {@code events} is
      * signalled (and at once if one already is). The sources hold the new event only weakly: once
      * it is no longer referenced it costs them nothing, so calling {@code any} in a loop on a
-     * long-lived event does not grow it. With no sources, nothing ever signals the new event but
+     * long-lived event does not grow it; while {@link #onSignal} callbacks wait on it, its sources
+     * hold it strongly, so the callbacks run even if nothing else references it (an any-event of
+     * any-events is kept only by its direct sources: keep a reference to the outer ones, or
+     * register on the inner one). With no sources, nothing ever signals the new event but
      * its own {@link #signal()}, as {@code CompletableFuture.anyOf()} with no futures never
      * completes.
      *
@@ -124,13 +134,18 @@ public final class Event {
             sources.add(event);
         }
         Event any = new Event(mode, false);
+        any.asDependent = new Dependent[sources.size()];
+        for (int i = 0; i < sources.size(); i++) {
+            any.asDependent[i] = new Dependent(any);
+        }
+        int index = 0;
         for (Event event : sources) {
             event.lock.lock();
             try {
                 if (event.signalled) {
                     any.signal();
                 }
-                event.addDependent(any);
+                event.addDependent(any.asDependent[index++]);
             } finally {
                 event.lock.unlock();
             }
@@ -138,13 +153,40 @@ public final class Event {
         return any;
     }
 
-    /** Called with lock held: registers an any-event, sweeping cleared ones when the list has doubled. */
-    private void addDependent(Event any) {
+    /** Called with lock held: registers an any-event's entry, sweeping cleared ones when the list has doubled. */
+    private void addDependent(Dependent entry) {
         if (dependents.size() >= sweepAt) {
             dependents.removeIf(ref -> ref.get() == null);
             sweepAt = Math.max(MIN_SWEEP, 2 * dependents.size());
         }
-        dependents.add(new WeakReference<>(any));
+        dependents.add(entry);
+    }
+
+    /**
+     * A source's weak entry for an event made by {@link #any}, which the event turns strong while
+     * onSignal callbacks wait on it: a callback's registration holds the event's queue, not the
+     * event, so an any-event nobody else references would be collected with its callbacks, which
+     * would then never run. While it is pinned so, only its sources (and a source's any-events,
+     * once pinned themselves) keep it: it goes with them.
+     */
+    private static final class Dependent extends WeakReference<Event> {
+        /** The any-event itself while callbacks wait on it, else null; written under that event's lock, read only by the GC. */
+        @SuppressWarnings({"unused", "FieldCanBeLocal"})
+        private Event pinned;
+
+        Dependent(Event any) {
+            super(any);
+        }
+    }
+
+    /** Called with lock held, whenever the callback queue becomes empty or non-empty: see {@link Dependent}. */
+    private void pinWhileCallbacksWait() {
+        if (asDependent != null) {
+            Event pin = callbacks.isEmpty() ? null : this;
+            for (Dependent entry : asDependent) {
+                entry.pinned = pin;
+            }
+        }
     }
 
     /** waiterCount() is how many waiters a signal could pick now; for tests. */
@@ -180,7 +222,7 @@ public final class Event {
     public void signal() {
         Waiter wake;
         Registration run;
-        RuntimeException dependentFailure = null;
+        Event[] signalNext;
         lock.lock();
         try {
             if (signalled) {
@@ -198,36 +240,58 @@ public final class Event {
                 wake = waiters.pollAll();
                 run = callbacks.pollAll();
             }
-            // Lock order is always source before dependent: any() only ever adds newer events.
-            int live = 0;
-            for (int i = 0; i < dependents.size(); i++) {
-                WeakReference<Event> ref = dependents.get(i);
-                Event dependent = ref.get();
-                if (dependent != null) {
-                    try {
-                        dependent.signal();
-                    } catch (RuntimeException e) { // a scheduling policy's: this event's waiters still wake
-                        if (dependentFailure == null) {
-                            dependentFailure = e;
-                        } else {
-                            dependentFailure.addSuppressed(e);
-                        }
-                    }
-                    dependents.set(live++, ref); // compacts out the cleared entries as it goes
-                }
-            }
-            dependents.subList(live, dependents.size()).clear();
+            signalNext = liveDependents();
         } finally {
             lock.unlock();
         }
+        // The any-events are signalled after this lock is released, not under it (as marl does):
+        // their onSignal callbacks run inside their signal(), and a callback run under this lock
+        // shut out every other thread that touched this event; two callbacks signalling each
+        // other's source from two threads deadlocked. No signal is lost: any() registers under
+        // this lock and signals at once if it finds the event signalled.
+        Throwable failure = null;
         try {
             WaitQueue.wakeChain(wake);
+        } catch (RuntimeException | Error e) { // a scheduling policy's: the callbacks and any-events still go on
+            failure = e;
         } finally {
             CallbackQueue.runChain(run);
         }
-        if (dependentFailure != null) {
-            throw dependentFailure;
+        for (Event dependent : signalNext) {
+            try {
+                dependent.signal();
+            } catch (RuntimeException | Error e) { // a scheduling policy's: the other any-events are still signalled
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
         }
+        if (failure instanceof Error e) {
+            throw e;
+        } else if (failure != null) {
+            throw (RuntimeException) failure;
+        }
+    }
+
+    /** Called with lock held: the any-events still referenced, compacting out the collected ones. */
+    private Event[] liveDependents() {
+        if (dependents.isEmpty()) {
+            return NO_EVENTS;
+        }
+        List<Event> live = new ArrayList<>(dependents.size());
+        int kept = 0;
+        for (int i = 0; i < dependents.size(); i++) {
+            Dependent ref = dependents.get(i);
+            Event dependent = ref.get();
+            if (dependent != null) {
+                live.add(dependent);
+                dependents.set(kept++, ref);
+            }
+        }
+        dependents.subList(kept, dependents.size()).clear();
+        return live.toArray(NO_EVENTS);
     }
 
     /**
@@ -328,17 +392,24 @@ public final class Event {
     }
 
     private boolean await(boolean timed, long deadline) {
+        Registration stranded = null;
         lock.lock();
         try {
             while (!signalled) {
                 if (timed && deadline - System.nanoTime() <= 0) {
                     return false;
                 }
-                waiters.await(lock, timed, deadline);
+                try {
+                    waiters.await(lock, timed, deadline); // holds lock again when it returns or throws
+                } catch (RuntimeException | Error ended) { // a bounded close cancelled the wait
+                    stranded = strandedCallback();
+                    throw ended;
+                }
             }
             return consume();
         } finally {
             lock.unlock();
+            CallbackQueue.runChain(stranded); // never throws: a callback's exception is reported
         }
     }
 
@@ -368,26 +439,53 @@ public final class Event {
             } finally {
                 lock.unlock();
             }
-            boolean notified = false;
             try {
                 waits.park(fiber, waiter);
-                notified = waiter.notified;
-            } finally {
-                if (!notified) {
-                    leave(waiter);
-                }
+            } catch (RuntimeException | Error ended) { // a bounded close cancelled the wait
+                leave(waiter, true);
+                throw ended;
+            }
+            if (!waiter.notified) {
+                leave(waiter, false); // a spurious wake: look again
             }
         }
     }
 
-    /** leave(waiter) unlinks a waiter whose wait ended un-notified; see {@link WaitQueue#leave}. */
-    private void leave(Waiter waiter) {
+    /**
+     * leave(waiter, forGood) unlinks a waiter whose wait ended un-notified; see {@link WaitQueue#leave}.
+     * A wait that ends for good (it threw) also releases a callback the signal would otherwise strand.
+     */
+    private void leave(Waiter waiter, boolean forGood) {
+        Registration stranded = null;
         lock.lock();
         try {
             waiters.leave(waiter);
+            if (forGood) {
+                stranded = strandedCallback();
+            }
         } finally {
             lock.unlock();
         }
+        CallbackQueue.runChain(stranded);
+    }
+
+    /**
+     * strandedCallback() is called, with lock held, by a waiter whose wait ends by an exception (a
+     * bounded close cancelled it) without consuming the signal: an AUTO signal that was handed to it
+     * and that {@link WaitQueue#leave} found no other waiter to pass on to would stay raised while
+     * onSignal callbacks wait, and nothing would release them (signal() does nothing on a signalled
+     * event). It hands the signal to the first callback instead, as signal() does when nobody
+     * waits, and returns it to run once the lock is released; null if there is none to release.
+     */
+    private Registration strandedCallback() {
+        if (mode != Mode.AUTO || !signalled || waiters.size() > 0) {
+            return null; // MANUAL signals release every callback at once; a queued waiter has the signal
+        }
+        Registration run = callbacks.poll();
+        if (run != null) {
+            signalled = false;
+        }
+        return run;
     }
 
     /** Called with lock held. */

@@ -93,8 +93,11 @@ public final class WaitGroup {
         } finally {
             lock.unlock();
         }
-        WaitQueue.wakeChain(first);
-        CallbackQueue.runChain(run);
+        try {
+            WaitQueue.wakeChain(first); // may throw a scheduling policy's exception, after waking every waiter
+        } finally {
+            CallbackQueue.runChain(run); // taken from the group above: nobody else would ever run them
+        }
         return true;
     }
 

@@ -217,7 +217,10 @@ final class Work {
      * fiber switches, so a waker would often wait for it) and signals a sleeping owner; the owner
      * performs the wake when it drains the inbox ({@link Inboxes#drainInbox()}), which it does
      * before it could sleep. On the owner's thread the lock is free and uncontended, and it wakes
-     * the fiber at once.
+     * the fiber at once. If the policy's {@code awakened} throws there, the fiber goes onto the
+     * inbox, as a wake from another thread would, and the exception to the caller: this thread's
+     * next drain wakes it (the drain retries as often as the policy refuses), so its wake, already
+     * spent by its notifier, is not lost with it.
      */
     @Excludes("lock")
     void wake(Fiber fiber) {
@@ -230,6 +233,9 @@ final class Work {
         lock.lock();
         try {
             wakeLocked(fiber);
+        } catch (RuntimeException | Error policyFailure) { // awakened() threw before the fiber changed state
+            inboxes.pushWoken(fiber); // the owner is this thread, awake: no signal needed
+            throw policyFailure;
         } finally {
             lock.unlock();
         }

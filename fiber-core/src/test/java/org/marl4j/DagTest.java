@@ -335,6 +335,57 @@ class DagTest {
         });
     }
 
+    /** FIFO, but enqueued() refuses one task when asked: a custom policy that throws. */
+    static final class RefusingOnce extends ForwardingPolicy {
+        /** How many enqueues pass before the one refused; negative: none is refused. */
+        static final AtomicInteger PASS_BEFORE_REFUSING = new AtomicInteger(-1);
+
+        @Override
+        public void enqueued(Task task) {
+            if (PASS_BEFORE_REFUSING.getAndUpdate(n -> n >= 0 ? n - 1 : n) == 0) {
+                throw new IllegalStateException("policy refused the task");
+            }
+            super.enqueued(task);
+        }
+    }
+
+    @ForEachWorkerCount
+    void aNodeWhoseTaskIsRefused_isSkippedWithItsDescendants_andRunRethrows_insteadOfHanging(int workers) {
+        // run() counted a node's task before enqueuing it: when the enqueue threw inside another node's
+        // task, the count never came back down and run() waited for ever; and the successors after it
+        // in that node's loop were dropped without a word.
+        TaskErrors errors = new TaskErrors();
+        Data data = new Data();
+        Scheduler scheduler = new Scheduler(errors.config(workers).setSchedulingPolicy(RefusingOnce::new));
+        try {
+            if (workers == 0) {
+                scheduler.bind(); // close() unbinds
+            }
+            Throwable thrown = TestSchedulers.runOnFiber(scheduler, () -> {
+                Dag.Builder<Data> b = Dag.builder();
+                Dag.Node<Data> p = b.root().then(push("P")); // a task: the enqueue let through
+                b.root().then(push("Q")); // inline on the caller
+                p.then(push("A")).then(push("A2")); // A's task, enqueued from P's, is refused: A, A2 skipped
+                p.then(push("B")); // inline after P, in P's task
+                Dag<Data> dag = b.build();
+                RefusingOnce.PASS_BEFORE_REFUSING.set(1);
+                try {
+                    dag.run(data);
+                    return null;
+                } catch (IllegalStateException refused) {
+                    return refused;
+                }
+            });
+            assertTrue(thrown != null && thrown.getMessage().contains("refused"), "run() rethrows the refusal: " + thrown);
+            assertEquals(Set.of("P", "Q", "B"), Set.copyOf(data.order));
+            assertEquals(3, data.order.size());
+        } finally {
+            RefusingOnce.PASS_BEFORE_REFUSING.set(-1);
+            scheduler.close(java.time.Duration.ofSeconds(1)); // cancels a run() left waiting instead of hanging
+        }
+        errors.assertNone();
+    }
+
     // ------------------------------------------------------------------ misuse
 
     @Test

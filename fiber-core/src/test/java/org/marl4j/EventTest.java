@@ -356,6 +356,47 @@ class EventTest {
         assertEquals(1, returned.get());
     }
 
+    @Test
+    void autoSignal_takenByAWaiterThatIsThenCancelled_releasesAWaitingCallback() throws Exception {
+        // An AUTO signal goes to a waiting fiber before any onSignal callback. When that fiber's wait was
+        // cancelled (a bounded close) before it could consume the signal, the signal stayed raised with
+        // the callback still queued: nothing released it (a second signal() is a no-op on a signalled
+        // event), so a coroutine awaiting the event through onSignal hung.
+        Event event = new Event(Event.Mode.AUTO);
+        AtomicBoolean callbackRan = new AtomicBoolean();
+        java.util.concurrent.CountDownLatch blockerStarted = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch releaseBlocker = new java.util.concurrent.CountDownLatch(1);
+        Scheduler scheduler = new Scheduler(TestSchedulers.config(1)); // one worker: the waiter and the blocker share it
+        Thread closer = null;
+        try (LogCapture log = LogCapture.of(Scheduler.class)) {
+            scheduler.enqueue(new Task(event::await));
+            await().atMost(LONG).until(() -> scheduler.stats().fibersBlocked() == 1);
+            event.onSignal(() -> callbackRan.set(true));
+            scheduler.enqueue(new Task(() -> {
+                blockerStarted.countDown();
+                try {
+                    releaseBlocker.await(); // holds the worker thread: the woken waiter cannot run yet
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }));
+            assertTrue(blockerStarted.await(LONG.toSeconds(), java.util.concurrent.TimeUnit.SECONDS));
+            event.signal(); // to the waiting fiber, which has not run yet
+            closer = Thread.ofPlatform().start(() -> scheduler.close(Duration.ZERO));
+            await().atMost(LONG).until(() -> log.contains("cancelled the waits of 1 suspended fiber"));
+            releaseBlocker.countDown(); // the waiter resumes into its cancellation, the signal unconsumed
+            join(closer);
+        } finally {
+            releaseBlocker.countDown();
+            if (closer == null) {
+                scheduler.close(Duration.ZERO);
+            }
+        }
+        assertTrue(callbackRan.get() || !event.isSignalled(),
+                "the signal stayed raised with a callback still waiting for it");
+        assertTrue(callbackRan.get(), "the callback was not released");
+    }
+
     // ------------------------------------------------------------------ Event.any
 
     @ForEachWorkerCount
@@ -411,6 +452,26 @@ class EventTest {
             assertFalse(any.isSignalled(), "the AUTO any event was consumed by its waiter");
         });
         assertEquals(1, woke.get());
+    }
+
+    @Test
+    void anyCallbacks_runWithTheSourcesLockReleased_soASignallerOfTheSourceIsNotShutOut() throws Exception {
+        // onSignal promises its callback runs after the event's lock is released. An any-event's
+        // callback ran inside its source's signal(), with the source's lock held: two such callbacks
+        // that signal (or test) each other's source, run by two threads at once, deadlocked.
+        Event source = new Event(Event.Mode.MANUAL);
+        Event any = Event.any(Event.Mode.MANUAL, source);
+        AtomicBoolean otherThreadGotIn = new AtomicBoolean();
+        any.onSignal(() -> {
+            Thread other = Thread.ofPlatform().start(source::isSignalled);
+            try {
+                otherThreadGotIn.set(other.join(Duration.ofSeconds(5)));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        source.signal();
+        assertTrue(otherThreadGotIn.get(), "another thread could not take the source's lock while the any-event's callback ran");
     }
 
     // ------------------------------------------------------------------ plain threads
@@ -560,6 +621,50 @@ class EventTest {
             done.await();
         });
         assertTrue(woke.get());
+    }
+
+    @Test
+    void any_referencedOnlyByItsOnSignalCallback_stillRunsItAfterGc() {
+        // The sources hold an any-event weakly, and nothing else held one whose only waiter is an
+        // onSignal callback (a registration holds the event's queue, not the event): after a GC the
+        // source's signal found it gone and the callback never ran (a Kotlin awaitSuspending on
+        // Event.any(MANUAL, ...) hung).
+        Event source = new Event(Event.Mode.MANUAL);
+        AtomicBoolean ran = new AtomicBoolean();
+        java.lang.ref.WeakReference<Event> any = anyWithCallback(source, () -> ran.set(true));
+        for (int i = 0; i < 3; i++) {
+            System.gc();
+        }
+        assertTrue(any.get() != null, "the any-event with a pending callback was collected");
+        source.signal();
+        assertTrue(ran.get(), "the callback never ran");
+    }
+
+    @Test
+    void any_whoseCallbackIsWithdrawnOrHasRun_isCollectedAgain() {
+        Event source = new Event(Event.Mode.MANUAL);
+        Event other = new Event(Event.Mode.MANUAL);
+        java.lang.ref.WeakReference<Event> withdrawn = anyWithWithdrawnCallback(source);
+        java.lang.ref.WeakReference<Event> released = anyWithCallback(other, () -> {});
+        other.signal(); // runs the callback: nothing is pending on that any-event any more
+        await().atMost(TestSchedulers.PATIENCE).until(() -> {
+            System.gc();
+            return withdrawn.get() == null && released.get() == null;
+        });
+    }
+
+    /** anyWithCallback(source, callback) registers callback on a new any-event of source and keeps only a weak reference to it. */
+    private static java.lang.ref.WeakReference<Event> anyWithCallback(Event source, Runnable callback) {
+        Event any = Event.any(Event.Mode.MANUAL, source);
+        any.onSignal(callback);
+        return new java.lang.ref.WeakReference<>(any);
+    }
+
+    private static java.lang.ref.WeakReference<Event> anyWithWithdrawnCallback(Event source) {
+        Event any = Event.any(Event.Mode.AUTO, source);
+        assertTrue(any.onSignal(() -> {}).cancel());
+        assertTrue(any.onSignal(() -> {}).cancel());
+        return new java.lang.ref.WeakReference<>(any);
     }
 
     @Test

@@ -113,6 +113,42 @@ class SchedulingPolicyFailureTest {
                 "the policy's error was reported: " + errors.errors());
     }
 
+    @ForEachWorkerCount
+    void awakenedThatThrowsForAFiberWokenOnItsOwnThread_losesNoFiber(int workers) {
+        // A wake from the fiber's own worker thread runs the policy at once, under the worker's lock;
+        // when awakened() threw there, the fiber stayed suspended with its wake spent, and an untimed
+        // wait never ended (close() then waited for it for ever).
+        TaskErrors errors = new TaskErrors();
+        Scheduler scheduler = new Scheduler(errors.config(workers).setSchedulingPolicy(Refusing::new));
+        try {
+            if (workers == 0) {
+                scheduler.bind(); // close() unbinds
+            }
+            boolean resumed = TestSchedulers.runOnFiber(scheduler, () -> {
+                Event go = new Event(Event.Mode.MANUAL);
+                WaitGroup resumedWaiter = new WaitGroup(1);
+                AtomicBoolean waiting = new AtomicBoolean();
+                Scheduler.get().enqueue(new Task(() -> {
+                    waiting.set(true);
+                    go.await(); // untimed: no deadline would bring it back
+                    resumedWaiter.done();
+                }, Task.Flag.SAME_THREAD));
+                while (!waiting.get()) {
+                    Fiber.yield(); // same thread: once it has set the flag, it is suspended in await
+                }
+                Refusing.THROW_ON_AWAKENED.set(true);
+                IllegalStateException refused = assertThrows(IllegalStateException.class, go::signal);
+                assertTrue(refused.getMessage().contains("failed once in awakened"), refused.getMessage());
+                return resumedWaiter.await(java.time.Duration.ofSeconds(10)); // within runOnFiber's patience
+            });
+            assertTrue(resumed, "the fiber whose wake the policy refused was lost");
+        } finally {
+            Refusing.THROW_ON_AWAKENED.set(false);
+            scheduler.close(java.time.Duration.ofSeconds(1)); // cancels a lost fiber instead of hanging
+        }
+        errors.assertNone();
+    }
+
     @ParameterizedTest1to8
     void anInternalErrorInAWorker_isReported_andItsQueuedTasksStillRun(int workers) {
         TaskErrors errors = new TaskErrors();

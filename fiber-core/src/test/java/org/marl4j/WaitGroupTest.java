@@ -279,4 +279,54 @@ class WaitGroupTest {
         assertFalse(early.get(), "await returned before the last done()");
         assertEquals(0, wg.count());
     }
+
+    // ------------------------------------------------------------------ a throwing scheduling policy
+
+    /** FIFO, but awakened() throws once when asked. */
+    static final class FailingOnceOnAwakened extends ForwardingPolicy {
+        static final AtomicBoolean FAIL_NEXT = new AtomicBoolean();
+
+        @Override
+        public void awakened(Fiber fiber) {
+            if (FAIL_NEXT.compareAndSet(true, false)) {
+                throw new IllegalStateException("policy failed once in awakened");
+            }
+            super.awakened(fiber);
+        }
+    }
+
+    @ForEachWorkerCount
+    void onZeroCallbacks_stillRun_whenWakingAWaiterThrows(int workers) {
+        // done() on the waiting fiber's own thread wakes it there, through the worker's policy: a policy
+        // that throws made done() throw before it ran the onZero callbacks it had already taken from the
+        // group, so they never ran (a Kotlin awaitSuspending on the group hung for good).
+        AtomicBoolean callbackRan = new AtomicBoolean();
+        TaskErrors errors = new TaskErrors();
+        try {
+            TestSchedulers.withBoundScheduler(errors.config(workers).setSchedulingPolicy(FailingOnceOnAwakened::new),
+                    scheduler -> TestSchedulers.runOnFiber(scheduler, () -> {
+                        WaitGroup wg = new WaitGroup(1);
+                        wg.onZero(() -> callbackRan.set(true));
+                        AtomicBoolean waiting = new AtomicBoolean();
+                        // Timed, so that the waiter comes back at its deadline whatever its wake did.
+                        Scheduler.get().enqueue(new Task(() -> {
+                            waiting.set(true);
+                            wg.await(Duration.ofSeconds(2));
+                        }, Task.Flag.SAME_THREAD));
+                        while (!waiting.get()) {
+                            Fiber.yield(); // same thread: once it has set the flag, it is suspended in await
+                        }
+                        FailingOnceOnAwakened.FAIL_NEXT.set(true);
+                        try {
+                            wg.done();
+                        } catch (IllegalStateException policyFailure) {
+                            // the policy's exception may reach done()'s caller; the callbacks must run anyway
+                        }
+                        return null;
+                    }));
+        } finally {
+            FailingOnceOnAwakened.FAIL_NEXT.set(false);
+        }
+        assertTrue(callbackRan.get(), "the onZero callback was lost");
+    }
 }
