@@ -17,6 +17,12 @@ import java.util.concurrent.locks.ReentrantLock;
  * }
  * wg.await();
  * }</pre>
+ *
+ * <p>Reuse: a wait group may count another round once the previous one has reached zero, as Go's
+ * may, but the round's {@code add} must not race with the {@code done} that ends the previous one.
+ * In such a race an {@link #onZero} callback registered for the new round may run at the old
+ * round's zero, and a waiter of the old round may miss that zero and wait for the new round's (as
+ * in marl and Go). Use a new wait group per round when the rounds overlap.
  */
 public final class WaitGroup {
     private final AtomicInteger count;

@@ -59,8 +59,8 @@ import org.marl4j.Task;
  * is marked cancelled, its waiters get {@link java.util.concurrent.CancellationException} at once,
  * and its result is dropped; a body that never waits can poll {@code isCancelled()} on its future.
  * {@link #invokeAny} cancels the tasks that lost this way, as {@link #invokeAll(Collection, long,
- * TimeUnit)} does those its timeout cut short. {@link #shutdownNow()} takes back queued tasks but
- * lets running ones finish.
+ * TimeUnit)} does those its timeout cut short, and {@link #shutdownNow()} the running tasks, after
+ * taking back the queued ones.
  *
  * <p>Exceptions: a task given to {@link #submit} that throws completes its future exceptionally
  * ({@code get()} throws {@link ExecutionException}); a task given to {@link #execute} that throws
@@ -86,8 +86,9 @@ public final class MarlExecutorService extends AbstractExecutorService {
      * either shutdown() finds the count already zero, or the last decrement after shutdown reaches
      * it. After that no increment can succeed, so the transition happens exactly once.
      *
-     * pending holds the submissions accepted but not started: shutdownNow() takes them back (see
-     * Submission) because a Scheduler cannot remove a queued task.
+     * pending holds the submissions accepted and not finished: shutdownNow() takes back those not
+     * started (see Submission), because a Scheduler cannot remove a queued task, and cancels the
+     * fiber waits of those running.
      *
      * Termination of an owned scheduler: close() on a Scheduler may not be called from its own
      * tasks, and the last task to finish runs on one; so a short-lived closer thread closes it and
@@ -200,8 +201,10 @@ public final class MarlExecutorService extends AbstractExecutorService {
     /**
      * shutdownNow() shuts down and takes back every accepted task that has not started, returning
      * them in the order they were accepted (for {@code submit}, the futures it returned). Those
-     * tasks will not run unless the caller runs them. Running tasks are not interrupted (see the
-     * class comment) and run to the end.
+     * tasks will not run unless the caller runs them. Running tasks have their fiber waits cancelled
+     * (see the class comment), as {@code ThreadPoolExecutor} interrupts them: the wait each is
+     * suspended in, and every later one, throws {@link org.marl4j.FiberCancelledException}. A task
+     * that holds its thread without a marl4j wait runs to the end.
      */
     @Override
     public List<Runnable> shutdownNow() {
@@ -211,6 +214,8 @@ public final class MarlExecutorService extends AbstractExecutorService {
             if (submission.takeBack()) {
                 pending.remove(submission);
                 taken.add(submission);
+            } else {
+                submission.cancelWaits();
             }
         }
         taken.sort(Comparator.comparingLong(s -> s.sequence));
@@ -487,12 +492,9 @@ public final class MarlExecutorService extends AbstractExecutorService {
     }
 
     /** Called by a Submission that won the race to start. */
-    void onStart(Submission submission) {
-        pending.remove(submission);
-    }
-
     /** Called by a started Submission when its task returns or throws. */
-    void onFinish() {
+    void onFinish(Submission submission) {
+        pending.remove(submission);
         release();
     }
 

@@ -2,13 +2,16 @@ package org.marl4j.futures;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import org.marl4j.FiberCancellation;
 
 /**
  * One task accepted by a {@link MarlExecutorService}, as the body of the scheduler {@code Task}
  * that runs it. The Scheduler has no way to remove a queued task, so
  * {@link MarlExecutorService#shutdownNow()} "takes back" a submission instead: whoever wins the CAS
  * out of NEW decides whether the user's task runs (STARTED) or is handed back to the caller of
- * shutdownNow (TAKEN), after which the queued scheduler task finds it TAKEN and does nothing.
+ * shutdownNow (TAKEN), after which the queued scheduler task finds it TAKEN and does nothing. A
+ * started task runs in a {@link FiberCancellation}, which shutdownNow() cancels, as
+ * {@code ThreadPoolExecutor.shutdownNow()} interrupts its running tasks.
  */
 final class Submission implements Runnable {
     private static final int NEW = 0;
@@ -31,6 +34,8 @@ final class Submission implements Runnable {
     final long sequence;
     @SuppressWarnings("unused") // accessed through STATE
     private volatile int state;
+    /** The scope the task runs in: written before the CAS to STARTED, so whoever sees STARTED reads it. */
+    private FiberCancellation running;
 
     Submission(MarlExecutorService executor, Runnable task, long sequence) {
         this.executor = executor;
@@ -45,20 +50,34 @@ final class Submission implements Runnable {
      */
     @Override
     public void run() {
-        if (!STATE.compareAndSet(this, NEW, STARTED)) {
+        if (state != NEW) {
             return;
         }
-        executor.onStart(this);
-        try {
+        boolean started = false;
+        try (FiberCancellation scope = FiberCancellation.open()) {
+            running = scope;
+            if (!STATE.compareAndSet(this, NEW, STARTED)) {
+                return;
+            }
+            started = true;
             task.run();
         } finally {
-            executor.onFinish();
+            if (started) {
+                executor.onFinish(this); // once the scope is closed: finishing may close an owned scheduler
+            }
         }
     }
 
     /** takeBack() claims a submission that has not started, so that it never runs; returns whether it did. */
     boolean takeBack() {
         return STATE.compareAndSet(this, NEW, TAKEN);
+    }
+
+    /** cancelWaits() cancels the fiber waits of a started task until it ends; nothing once it has. */
+    void cancelWaits() {
+        if (state == STARTED) {
+            running.cancel();
+        }
     }
 
     @Override

@@ -234,6 +234,37 @@ class MarlExecutorServiceTest {
     }
 
     @ForEachKind
+    void shutdownNow_cancelsTheFiberWaitsOfRunningTasks_soTheExecutorTerminates(int workers, boolean owned) throws Exception {
+        try (ExecutorFixture f = new ExecutorFixture(workers, owned)) {
+            CompletableFuture<String> never = new CompletableFuture<>();
+            Event bothWaiting = new Event(Event.Mode.MANUAL);
+            AtomicInteger waiting = new AtomicInteger();
+            AtomicInteger cancelled = new AtomicInteger();
+            Runnable waitsForever = () -> {
+                if (waiting.incrementAndGet() == 2) {
+                    bothWaiting.signal();
+                }
+                try {
+                    Futures.await(never);
+                } catch (FiberCancelledException e) {
+                    cancelled.incrementAndGet();
+                    throw e;
+                }
+            };
+            f.executor.execute(waitsForever);
+            Future<?> submitted = f.executor.submit(waitsForever);
+            bothWaiting.await(); // on the bound thread (0 workers) this runs both up to their waits
+            assertEquals(List.of(), f.executor.shutdownNow());
+            assertTrue(f.executor.awaitTermination(PATIENCE_S, TimeUnit.SECONDS),
+                    "a running task still waits for a future nobody completes");
+            assertEquals(2, cancelled.get());
+            assertInstanceOf(FiberCancelledException.class,
+                    assertThrows(ExecutionException.class, submitted::get).getCause());
+            assertFalse(never.isDone());
+        }
+    }
+
+    @ForEachKind
     void shutdownNow_underLoad_everyTaskRunsOnceOrIsReturned(int workers, boolean owned) throws Exception {
         try (ExecutorFixture f = new ExecutorFixture(workers, owned)) {
             int n = 5_000;
