@@ -125,14 +125,16 @@ final class MarlWorker implements Scheduler.Worker, Scannable, Runnable {
             return;
         }
         disposed = true;
-        WorkerTask current = running;
-        if (current != null) {
-            current.dispose();
-        }
         for (Disposable task : timed) {
             task.dispose();
         }
         dropQueued();
+        // Last: the drain this lets go on would take queued tasks to drop them itself, and some
+        // could still be undisposed when this returns.
+        WorkerTask current = running;
+        if (current != null) {
+            current.dispose();
+        }
     }
 
     @Override
