@@ -110,6 +110,27 @@ class RunCancellableTest {
         }
 
     @ForEachWorkerCount
+    fun insideUnconfinedCode_aCancellationFromTheSameThread_stillEndsTheWait(workers: Int) = onCheckedScheduler(workers) {
+        val entered = Event(Event.Mode.MANUAL)
+        val started = System.nanoTime()
+        // withContext(Unconfined) runs its block in kotlinx's unconfined loop on the worker thread,
+        // which stays busy while the block's fiber waits: a cancellation that had to be dispatched
+        // through that loop (an unconfined watcher coroutine's resume) would queue behind the wait.
+        val job = launch {
+            withContext(Dispatchers.Unconfined) {
+                runCancellable {
+                    entered.signal()
+                    Futures.await(tooLate())
+                }
+            }
+        }
+        // With one worker (or none) the canceller runs on the waiting block's thread.
+        launch { entered.awaitSuspending(); job.cancel() }
+        job.join()
+        assertPrompt(started)
+    }
+
+    @ForEachWorkerCount
     fun withTimeoutOrNull_returnsNull_andTheFibersLaterWaitsWork(workers: Int) = onCheckedScheduler(workers) { scheduler ->
         var blockFiber: Fiber? = null
         val started = System.nanoTime()
