@@ -48,7 +48,7 @@ import kotlin.coroutines.CoroutineContext
  * cancellation reaches the fiber through that child's completion handler, on the cancelling
  * thread, with no dispatch. Nothing is left attached once this call returns.
  *
- * @param block the fiber-blocking code to run; it must not leave the fiber it started on.
+ * @param block the fiber-blocking code to run, on the calling coroutine's fiber.
  * @return what [block] returns.
  * @throws CancellationException the coroutine's own, if it was cancelled before or while [block] ran.
  * @throws Throwable whatever else [block] threw.
