@@ -7,23 +7,27 @@ import kotlinx.coroutines.delay
 import kotlinx.coroutines.launch
 import kotlinx.coroutines.runBlocking
 import kotlinx.coroutines.withTimeout
+import kotlinx.coroutines.withTimeoutOrNull
 import org.marl4j.Event
 import org.marl4j.Scheduler
 import org.marl4j.Task
 import org.marl4j.WaitGroup
+import org.marl4j.futures.Futures
 import org.marl4j.kotlin.asCoroutineDispatcher
 import org.marl4j.kotlin.awaitSuspending
+import org.marl4j.kotlin.runCancellable
 import org.marl4j.kotlin.runSuspending
 import java.util.concurrent.CompletableFuture
 
 /**
  * KotlinExample runs Kotlin coroutines on a marl4j scheduler: a dispatcher whose `delay` uses
- * marl's timers, fiber-blocking calls inside coroutines, suspending code called from a fiber, and
- * suspending waits on marl primitives. It finishes in well under a second.
+ * marl's timers, fiber-blocking calls inside coroutines (and cancelling them), suspending code
+ * called from a fiber, and suspending waits on marl primitives. It finishes in well under a second.
  */
 fun main() {
     dispatcher()
     fiberBlockingInCoroutines()
+    runCancellableOnAFiber()
     runSuspendingOnAFiber()
     awaitSuspending()
 }
@@ -54,6 +58,20 @@ private fun fiberBlockingInCoroutines() {
         }
     }
     // readme:end kotlin-fiber-blocking
+}
+
+private fun runCancellableOnAFiber() {
+    Scheduler(Scheduler.Config().setWorkerThreadCount(1)).use { scheduler ->
+        runBlocking(scheduler.asCoroutineDispatcher()) {
+            // readme:begin kotlin-run-cancellable
+            val reply = CompletableFuture<String>() // never completed
+            val answer = withTimeoutOrNull(50) {
+                runCancellable { Futures.await(reply) } // the timeout ends this fiber wait
+            }
+            println(answer ?: "No reply within 50 ms")
+            // readme:end kotlin-run-cancellable
+        }
+    }
 }
 
 private fun runSuspendingOnAFiber() {

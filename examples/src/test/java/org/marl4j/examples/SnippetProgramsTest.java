@@ -67,6 +67,18 @@ class SnippetProgramsTest {
         assertTrue(out.strip().endsWith("All tasks done."), out);
     }
 
+    @Test
+    void kotlinExample_printsWhatEachOfItsReadmeBlocksSays() throws Exception {
+        String out = assertTimeoutPreemptively(LIMIT, () -> Output.of(KotlinExampleKt::main));
+        assertEquals(String.join("\n",
+                "Sum of squares: 385",
+                "The waiting coroutine was released",
+                "No reply within 50 ms",
+                "Hello from a coroutine, called from a fiber",
+                "Gave up waiting: Timed out waiting for 20 ms",
+                "Done."), out.strip().replace("\r\n", "\n"));
+    }
+
     /**
      * closeUnbindsTheCallingThread probes whether close() on a bound thread unbinds it (the safe
      * try-with-resources shape), leaving the thread unbound and the scheduler closed either way.
