@@ -30,8 +30,10 @@ import org.marl4j.Scheduler
  * loop takes them; a step of a coroutine on a `limitedParallelism` view of the scheduler's
  * dispatcher too.
  *
- * If the waiting fiber's wait is cancelled ([Scheduler.close] with a timeout throws a
- * [org.marl4j.FiberCancelledException] from it), the coroutine is cancelled, so its `finally`
+ * If the waiting fiber's wait is cancelled (a [org.marl4j.FiberCancellation] around the call is
+ * cancelled, as `Future.cancel(true)` and a disposed Reactor task do, or [Scheduler.close] with a
+ * timeout gives up: either throws a [org.marl4j.FiberCancelledException] from it), the coroutine
+ * is cancelled, so its `finally`
  * blocks run on the scheduler, and the fiber's exception is thrown here without waiting for them,
  * as [runBlocking] does when its thread is interrupted.
  *
