@@ -139,7 +139,10 @@ public final class FiberCancellation implements AutoCloseable {
                     + (Fiber.current() == null ? Thread.currentThread() : Fiber.current())
                     + ": close it in a try-with-resources around the code it cancels");
         }
-        if (STATE.compareAndSet(this, OPEN, CLOSED) || fiber == null) {
+        if (STATE.compareAndSet(this, OPEN, CLOSED)) {
+            return; // never cancelled: the common case, one CAS
+        }
+        if (fiber == null) {
             STATE.compareAndSet(this, CANCELLED, CANCELLED_CLOSED);
             return;
         }

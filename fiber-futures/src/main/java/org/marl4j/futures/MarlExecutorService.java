@@ -491,7 +491,6 @@ public final class MarlExecutorService extends AbstractExecutorService {
         }
     }
 
-    /** Called by a Submission that won the race to start. */
     /** Called by a started Submission when its task returns or throws. */
     void onFinish(Submission submission) {
         pending.remove(submission);

@@ -11,7 +11,9 @@ import org.marl4j.FiberCancellation;
  * out of NEW decides whether the user's task runs (STARTED) or is handed back to the caller of
  * shutdownNow (TAKEN), after which the queued scheduler task finds it TAKEN and does nothing. A
  * started task runs in a {@link FiberCancellation}, which shutdownNow() cancels, as
- * {@code ThreadPoolExecutor.shutdownNow()} interrupts its running tasks.
+ * {@code ThreadPoolExecutor.shutdownNow()} interrupts its running tasks. (A future from submit()
+ * opens a second scope inside it, for its own cancel(true); sharing one would need the future to
+ * learn of a cancel that lands between this CAS and its own, which costs more than the scope.)
  */
 final class Submission implements Runnable {
     private static final int NEW = 0;

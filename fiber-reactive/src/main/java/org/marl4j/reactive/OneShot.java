@@ -2,7 +2,6 @@ package org.marl4j.reactive;
 
 import java.util.concurrent.atomic.AtomicInteger;
 import org.marl4j.DelayedTask;
-import org.marl4j.Fiber;
 import org.marl4j.FiberCancellation;
 
 /**
@@ -72,7 +71,8 @@ final class OneShot implements Runnable, MarlScheduler.Timed {
             if (state.get() != PENDING) {
                 return; // disposed before it started
             }
-            try (FiberCancellation scope = FiberCancellation.open()) {
+            // A Worker's drain is never handed out, so nothing disposes it: no scope for it.
+            try (FiberCancellation scope = skippable ? FiberCancellation.open() : null) {
                 running = scope;
                 if (!state.compareAndSet(PENDING, RUNNING)) {
                     return;
@@ -96,16 +96,13 @@ final class OneShot implements Runnable, MarlScheduler.Timed {
                 owner.ended(this); // the marl task will never run to do it
             }
         } else if (state.get() == RUNNING) {
-            FiberCancellation scope = running;
-            if (scope.fiber() != Fiber.current()) { // as Reactor interrupts a task, but not from its own thread
-                scope.cancel();
-            }
+            ReactorInterrupt.cancelWaits(running);
         }
     }
 
     @Override
     public boolean isDisposed() {
         int s = state.get();
-        return s >= DONE || (s == RUNNING && running.isCancelled());
+        return s >= DONE || (s == RUNNING && running != null && running.isCancelled());
     }
 }

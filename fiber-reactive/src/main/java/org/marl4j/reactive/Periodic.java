@@ -2,7 +2,6 @@ package org.marl4j.reactive;
 
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.marl4j.DelayedTask;
-import org.marl4j.Fiber;
 import org.marl4j.FiberCancellation;
 
 /**
@@ -124,10 +123,7 @@ final class Periodic implements Runnable, MarlScheduler.Timed {
         }
         // Otherwise a run is due, queued or in progress: it sees cancelled and finishes. One in
         // progress has its fiber waits cancelled, as Reactor interrupts it (not from its own thread).
-        FiberCancellation scope = runScope;
-        if (scope != null && scope.fiber() != Fiber.current()) {
-            scope.cancel();
-        }
+        ReactorInterrupt.cancelWaits(runScope);
     }
 
     @Override

@@ -1,7 +1,6 @@
 package org.marl4j.reactive;
 
 import java.util.concurrent.atomic.AtomicInteger;
-import org.marl4j.Fiber;
 import org.marl4j.FiberCancellation;
 import reactor.core.Disposable;
 
@@ -71,10 +70,7 @@ final class WorkerTask implements MarlWorker.Queued, Disposable {
                 worker.forget(this);
             }
         } else if (state.get() == RUNNING) {
-            FiberCancellation scope = running;
-            if (scope.fiber() != Fiber.current()) { // as Reactor interrupts a task, but not from its own thread
-                scope.cancel();
-            }
+            ReactorInterrupt.cancelWaits(running);
         }
     }
 
