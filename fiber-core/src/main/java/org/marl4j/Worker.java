@@ -196,11 +196,18 @@ final class Worker implements Runnable {
         }
     }
 
-    /** start(name) starts a multi-threaded worker's thread. */
-    void start(String name) {
+    /**
+     * start(name, affinity) starts a multi-threaded worker's thread, which pins itself to affinity
+     * (null: not pinned) before anything else. Called by the Scheduler's constructor.
+     */
+    void start(String name, Affinity affinity) {
+        this.affinity = affinity;
         thread = new WorkerThread(this, name, this::runThread);
         thread.start();
     }
+
+    /** The CPUs the worker's thread pins itself to, or null; written before the thread starts. */
+    private Affinity affinity;
 
     /** thread() is the worker's thread: its WorkerThread, or the bound thread. */
     Thread thread() {
@@ -229,7 +236,7 @@ final class Worker implements Runnable {
         ownerThread = Thread.currentThread();
         main = Fiber.main(this);
         current = main;
-        scheduler.initializeWorkerThread(id);
+        scheduler.initializeWorkerThread(id, affinity);
         work.setActivity(Work.ACTIVE);
         lock.lock();
         try {
