@@ -374,6 +374,17 @@ public final class Scheduler implements AutoCloseable {
     }
 
     /**
+     * isClosed() returns whether {@link #close()} (or {@link #close(Duration)}) has begun. From then
+     * on the scheduler accepts new tasks only from its own tasks and bound threads, and no new
+     * {@link #bind()}; it may still be running the tasks it accepted before, which close() waits for.
+     *
+     * @return whether close has begun
+     */
+    public boolean isClosed() {
+        return bound.closing();
+    }
+
+    /**
      * stats() returns this scheduler's counters, summed over its worker threads and its bound
      * threads (past and present). Counting costs the workers no fences or atomics, so while the
      * scheduler runs the figures may lag by a few events; after {@link #close()} they are exact.
