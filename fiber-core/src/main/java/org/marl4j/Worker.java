@@ -201,13 +201,9 @@ final class Worker implements Runnable {
      * (null: not pinned) before anything else. Called by the Scheduler's constructor.
      */
     void start(String name, Affinity affinity) {
-        this.affinity = affinity;
-        thread = new WorkerThread(this, name, this::runThread);
+        thread = new WorkerThread(this, name, () -> runThread(affinity));
         thread.start();
     }
-
-    /** The CPUs the worker's thread pins itself to, or null; written before the thread starts. */
-    private Affinity affinity;
 
     /** thread() is the worker's thread: its WorkerThread, or the bound thread. */
     Thread thread() {
@@ -228,11 +224,11 @@ final class Worker implements Runnable {
     }
 
     /**
-     * runThread() is the body of a multi-threaded worker's thread. An internal error (a bug, or a
-     * scheduling policy breaking its contract) is reported and the worker goes on: it never dies
-     * with work queued.
+     * runThread(affinity) is the body of a multi-threaded worker's thread, pinned first to affinity
+     * (null: not pinned). An internal error (a bug, or a scheduling policy breaking its contract) is
+     * reported and the worker goes on: it never dies with work queued.
      */
-    private void runThread() {
+    private void runThread(Affinity affinity) {
         ownerThread = Thread.currentThread();
         main = Fiber.main(this);
         current = main;
