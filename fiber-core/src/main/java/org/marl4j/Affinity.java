@@ -239,8 +239,8 @@ public final class Affinity implements Iterable<Integer> {
 
     /**
      * applyToCurrentThread(policy, workerId) applies {@code policy.get(workerId)} to the calling
-     * thread, as marl's worker threads do when they start: call it first thing on the worker's
-     * own thread. Returns whether the thread was pinned; see {@link #applyToCurrentThread()}. A
+     * thread. (A Scheduler asks the policy on its constructing thread and pins each worker thread
+     * to the answer as it starts, so that a policy that throws fails the constructor.) Returns whether the thread was pinned; see {@link #applyToCurrentThread()}. A
      * custom policy that returns null or an empty affinity leaves the thread unchanged.
      *
      * @throws IllegalArgumentException if workerId is negative
@@ -302,8 +302,11 @@ public final class Affinity implements Iterable<Integer> {
     public interface Policy {
         /**
          * get(workerId) returns the affinity for the worker thread with the given id (0 to
-         * worker count - 1). It is called once on each worker thread as it starts, so it must be
-         * thread-safe; null or an empty affinity leaves the thread where the OS puts it.
+         * worker count - 1). The {@link Scheduler} constructor calls it once per worker, on the
+         * constructing thread, as it starts that worker (as marl does); null or an empty affinity
+         * leaves the thread where the OS puts it. If it throws, the constructor stops the workers
+         * it had started and throws an {@link IllegalArgumentException} with this exception as
+         * its cause (an {@link Error} as it is).
          *
          * @param workerId the worker's id, from 0 to the worker count - 1
          * @return the CPUs that worker may run on; null or empty for no pinning

@@ -47,9 +47,10 @@ final class Closing {
         }
         interrupted |= Thread.interrupted();
         for (Worker worker : workers) {
-            while (worker.thread().isAlive()) {
+            Thread thread = worker.thread(); // null for a worker a failed constructor never started
+            while (thread != null && thread.isAlive()) {
                 try {
-                    worker.thread().join(Math.max(1, Math.min(watch.nanosUntilDue() / 1_000_000, Long.MAX_VALUE / 2)));
+                    thread.join(Math.max(1, Math.min(watch.nanosUntilDue() / 1_000_000, Long.MAX_VALUE / 2)));
                 } catch (InterruptedException e) {
                     interrupted = true;
                 }
@@ -63,6 +64,21 @@ final class Closing {
         }
         if (interrupted) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * abandonStart(failure) undoes a constructor that failed part way through starting its threads:
+     * it closes the scheduler at once (a close(Duration.ZERO): whatever a worker thread's initializer
+     * may already have queued is cancelled rather than waited for) and joins the threads it started.
+     * A failure of that clean-up is added to {@code failure} as suppressed. Called by the
+     * constructing thread, which then rethrows failure.
+     */
+    void abandonStart(Throwable failure) {
+        try {
+            closeWithin(0);
+        } catch (Throwable cleanup) {
+            failure.addSuppressed(cleanup);
         }
     }
 

@@ -87,10 +87,17 @@ public final class Scheduler implements AutoCloseable {
      * the JVM running, even after {@code main} ended with an exception or an
      * {@code OutOfMemoryError}. Close it in a {@code finally} or try-with-resources block.
      *
+     * <p>If the constructor fails after it has started some worker threads (the affinity policy
+     * throws for a later worker, or the JVM cannot create another thread), it stops and joins the
+     * threads it started before the exception reaches the caller: no thread outlives a failed
+     * constructor.
+     *
      * @param config the settings; copied, so later changes to it do not affect this scheduler
      * @throws IllegalStateException if the JVM was started without {@code --add-exports
      *     java.base/jdk.internal.vm=ALL-UNNAMED}
-     * @throws IllegalArgumentException if the scheduling policy factory returns the same instance twice
+     * @throws IllegalArgumentException if the scheduling policy factory returns the same instance
+     *     twice, or if the affinity policy throws a {@link RuntimeException} (its cause) for a worker
+     *     id; an {@link Error} from the policy reaches the caller as it is
      */
     public Scheduler(Config config) {
         Objects.requireNonNull(config, "config must not be null: use Scheduler.Config.allCores() or new Scheduler.Config()");
@@ -113,11 +120,38 @@ public final class Scheduler implements AutoCloseable {
                 ? Long.MAX_VALUE : this.config.blockingTaskThreshold.toNanos();
         Monitor monitor = count == 0 ? null : new Monitor(this, workers, thresholdNanos, this.config.threadNamePrefix + "monitor");
         closing = new Closing(this, workers, bound, monitor, this.config.closeWarningAfter.toNanos());
-        for (Worker worker : workers) {
-            worker.start(this.config.threadNamePrefix + worker.id);
+        try {
+            for (Worker worker : workers) {
+                worker.start(this.config.threadNamePrefix + worker.id, affinityOf(worker.id));
+            }
+            if (monitor != null) {
+                monitor.start();
+            }
+        } catch (Throwable t) {
+            // The worker threads already started are not daemons: left running, they would keep
+            // the JVM alive, and nobody holds this scheduler to close it.
+            closing.abandonStart(t);
+            throw t;
         }
-        if (monitor != null) {
-            monitor.start();
+    }
+
+    /**
+     * affinityOf(workerId) asks the affinity policy for a worker's CPUs on the constructing thread,
+     * as marl's Worker::start does, so that a policy that throws fails the constructor rather than
+     * a worker thread: null for no pinning.
+     */
+    private Affinity affinityOf(int workerId) {
+        Affinity.Policy policy = config.affinityPolicy;
+        if (policy == null) {
+            return null;
+        }
+        try {
+            return policy.get(workerId);
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("the affinity policy " + policy + " threw for worker " + workerId
+                    + ", so no scheduler was created (the worker threads already started were stopped): "
+                    + "a policy must answer every worker id from 0 to " + (workers.length - 1)
+                    + ", with null for no pinning", e);
         }
     }
 
@@ -340,6 +374,17 @@ public final class Scheduler implements AutoCloseable {
     }
 
     /**
+     * isClosed() returns whether {@link #close()} (or {@link #close(Duration)}) has begun. From then
+     * on the scheduler accepts new tasks only from its own tasks and bound threads, and no new
+     * {@link #bind()}; it may still be running the tasks it accepted before, which close() waits for.
+     *
+     * @return whether close has begun
+     */
+    public boolean isClosed() {
+        return bound.closing();
+    }
+
+    /**
      * stats() returns this scheduler's counters, summed over its worker threads and its bound
      * threads (past and present). Counting costs the workers no fences or atomics, so while the
      * scheduler runs the figures may lag by a few events; after {@link #close()} they are exact.
@@ -466,13 +511,13 @@ public final class Scheduler implements AutoCloseable {
         policies.release(worker);
     }
 
-    void initializeWorkerThread(int workerId) {
-        if (config.affinityPolicy != null) {
-            try {
-                Affinity.applyToCurrentThread(config.affinityPolicy, workerId);
-            } catch (Throwable t) { // a custom policy may throw: the worker runs unpinned
-                reportUncaught(t);
-            }
+    /**
+     * initializeWorkerThread(workerId, affinity) is the start of a worker thread: it pins the thread
+     * to the CPUs its policy gave (the constructor asked it) and runs the configured initializer.
+     */
+    void initializeWorkerThread(int workerId, Affinity affinity) {
+        if (affinity != null) {
+            affinity.applyToCurrentThread(); // logs rather than throws where pinning fails
         }
         if (config.workerThreadInitializer != null) {
             try {
@@ -645,7 +690,10 @@ public final class Scheduler implements AutoCloseable {
         /**
          * setAffinityPolicy(policy) pins each worker thread, as it starts, to the CPUs that
          * {@code policy.get(workerId)} names (marl's {@code Thread::Affinity::Policy}), e.g.
-         * {@code Affinity.Policy.oneOf(Affinity.all())} for one CPU per worker. Threads that call
+         * {@code Affinity.Policy.oneOf(Affinity.all())} for one CPU per worker. The
+         * {@link Scheduler#Scheduler(Config) constructor} asks the policy, on its own thread, as it
+         * starts each worker; a policy that throws makes the constructor throw (having stopped the
+         * workers it started). Threads that call
          * {@link Scheduler#bind()} are never pinned. Where pinning is unsupported (see
          * {@link Affinity#isSupported()}) the policy is a no-op, logged once. Default: no pinning.
          *

@@ -196,9 +196,12 @@ final class Worker implements Runnable {
         }
     }
 
-    /** start(name) starts a multi-threaded worker's thread. */
-    void start(String name) {
-        thread = new WorkerThread(this, name, this::runThread);
+    /**
+     * start(name, affinity) starts a multi-threaded worker's thread, which pins itself to affinity
+     * (null: not pinned) before anything else. Called by the Scheduler's constructor.
+     */
+    void start(String name, Affinity affinity) {
+        thread = new WorkerThread(this, name, () -> runThread(affinity));
         thread.start();
     }
 
@@ -221,15 +224,15 @@ final class Worker implements Runnable {
     }
 
     /**
-     * runThread() is the body of a multi-threaded worker's thread. An internal error (a bug, or a
-     * scheduling policy breaking its contract) is reported and the worker goes on: it never dies
-     * with work queued.
+     * runThread(affinity) is the body of a multi-threaded worker's thread, pinned first to affinity
+     * (null: not pinned). An internal error (a bug, or a scheduling policy breaking its contract) is
+     * reported and the worker goes on: it never dies with work queued.
      */
-    private void runThread() {
+    private void runThread(Affinity affinity) {
         ownerThread = Thread.currentThread();
         main = Fiber.main(this);
         current = main;
-        scheduler.initializeWorkerThread(id);
+        scheduler.initializeWorkerThread(id, affinity);
         work.setActivity(Work.ACTIVE);
         lock.lock();
         try {

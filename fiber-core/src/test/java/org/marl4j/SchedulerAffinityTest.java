@@ -1,11 +1,15 @@
 package org.marl4j;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 
 /** Scheduler.Config.setAffinityPolicy pins worker threads as they start (marl's thread affinity). */
@@ -36,5 +40,44 @@ class SchedulerAffinityTest {
     @Test
     void theConfigRejectsANullPolicy() {
         assertThrows(NullPointerException.class, () -> new Scheduler.Config().setAffinityPolicy(null));
+    }
+
+    /**
+     * A policy that throws for the last worker fails the constructor, on the caller's thread (as
+     * marl's Worker::start asks the policy), and the worker threads started before it are stopped
+     * and joined: left running, these non-daemon threads would keep the JVM from exiting.
+     */
+    @ParameterizedTest1to8
+    void aPolicyThatThrowsFailsTheConstructorAndStopsTheStartedWorkers(int workers) {
+        RuntimeException failure = new IllegalStateException("no CPU for worker " + (workers - 1));
+        List<Thread> askedOn = new CopyOnWriteArrayList<>();
+        Scheduler.Config config = TestSchedulers.config(workers).setAffinityPolicy(id -> {
+            askedOn.add(Thread.currentThread());
+            if (id == workers - 1) {
+                throw failure;
+            }
+            return null;
+        });
+        IllegalArgumentException thrown = assertThrows(IllegalArgumentException.class, () -> new Scheduler(config));
+        assertSame(failure, thrown.getCause());
+        assertTrue(thrown.getMessage().contains("affinity policy") && thrown.getMessage().contains("worker " + (workers - 1)),
+                thrown.getMessage());
+        assertEquals(List.of(Thread.currentThread()), askedOn.stream().distinct().toList(),
+                "the policy is asked on the constructing thread");
+        TestSchedulers.assertNoThreadsLeft(config.getThreadNamePrefix());
+    }
+
+    /** An Error from the policy (here a StackOverflowError) reaches the caller as it is, after the same clean-up. */
+    @Test
+    void anErrorFromThePolicyReachesTheCallerUnwrapped() {
+        StackOverflowError failure = new StackOverflowError("policy recursed");
+        Scheduler.Config config = TestSchedulers.config(3).setAffinityPolicy(id -> {
+            if (id == 2) {
+                throw failure;
+            }
+            return null;
+        });
+        assertSame(failure, assertThrows(StackOverflowError.class, () -> new Scheduler(config)));
+        TestSchedulers.assertNoThreadsLeft(config.getThreadNamePrefix());
     }
 }

@@ -1,6 +1,7 @@
 package org.marl4j;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -333,5 +334,26 @@ class SchedulerCloseTest {
         assertNull(failure.get(), () -> "close() failed: " + failure.get());
         assertTrue(interruptedAfterClose.get(), "close() returns with the interrupt still pending");
         TestSchedulers.assertNoThreadsLeft(config.getThreadNamePrefix());
+    }
+
+    /** isClosed() is false until close() begins, true while it waits for a task and after it. */
+    @ParameterizedTest1to8
+    void isClosed_fromTheMomentCloseBegins(int workers) throws Exception {
+        Scheduler scheduler = new Scheduler(TestSchedulers.config(workers));
+        Event release = new Event(Event.Mode.MANUAL);
+        WaitGroup started = new WaitGroup(1);
+        scheduler.enqueue(new Task(() -> {
+            started.done();
+            release.await();
+        }));
+        started.await();
+        assertFalse(scheduler.isClosed());
+        Thread closer = TestSchedulers.startThread("closer", scheduler::close);
+        await().atMost(TestSchedulers.PATIENCE).until(scheduler::isClosed);
+        assertTrue(closer.isAlive(), "close() waits for the task");
+        release.signal();
+        closer.join(TestSchedulers.PATIENCE.toMillis());
+        assertFalse(closer.isAlive());
+        assertTrue(scheduler.isClosed());
     }
 }

@@ -41,7 +41,13 @@ import org.marl4j.Task;
  * borrows one that stays open (and may be shared by several executors and other code). With a
  * borrowed scheduler that has no worker threads, tasks run on the threads bound to it (when they
  * block on a marl4j primitive, including this executor's {@code get()} and
- * {@code awaitTermination}), and may only be submitted from such threads or from its tasks.
+ * {@code awaitTermination}), and may only be submitted from such threads or from its tasks. A
+ * borrowed scheduler closed while this executor runs shuts the executor down with it: from the
+ * moment its {@link Scheduler#close()} begins it refuses tasks from outside, so
+ * {@link #isShutdown()} is true, and the executor terminates once the tasks it accepted have
+ * finished (the scheduler's close runs them to the end). Its tasks may still submit to the executor
+ * until it has noticed the close: the first rejected task, or a call to {@code isShutdown},
+ * {@code isTerminated} or {@code awaitTermination}, makes it refuse them too.
  *
  * <p>Waiting: {@code Future.get()}, {@link #invokeAll}, {@link #invokeAny} and
  * {@link #awaitTermination} called on a fiber suspend only that fiber, so a task may wait for
@@ -69,11 +75,16 @@ import org.marl4j.Task;
  *
  * <p>All methods are safe to call from any thread. Calling {@link #close()} from one of this
  * executor's own tasks waits for that task itself and never returns, as with
- * {@code ThreadPoolExecutor}; it logs a warning saying so after a few seconds (logger
+ * {@code ThreadPoolExecutor}, {@code ForkJoinPool} and the virtual-thread-per-task executor; it
+ * logs a warning saying so after a few seconds (logger
  * {@code org.marl4j.futures.MarlExecutorService}). {@link #awaitTermination} called there, or on
  * any fiber of the scheduler this executor owns, waits out its timeout and returns false, as a
  * {@code ThreadPoolExecutor}'s does on one of its own threads: the executor cannot terminate while
- * the caller runs.
+ * the caller runs. {@link #close()} called on a fiber of the owned scheduler that is not one of
+ * this executor's tasks (a task enqueued on {@link #scheduler()} directly, say) is the one call
+ * that returns before {@link #isTerminated()}: it returns once every task of the executor has
+ * finished, and the executor terminates by itself once the caller's task has returned (see
+ * {@link #close()}).
  */
 public final class MarlExecutorService extends AbstractExecutorService {
     /*
@@ -93,8 +104,21 @@ public final class MarlExecutorService extends AbstractExecutorService {
      * Termination of an owned scheduler: close() on a Scheduler may not be called from its own
      * tasks, and the last task to finish runs on one; so a short-lived closer thread closes it and
      * only then is the executor marked terminated.
+     *
+     * A scheduler closed under the executor (a borrowed one, by its owner) shuts the executor down,
+     * as a shutdown() would. The executor learns of it where it is asked (isShutdown, isTerminated,
+     * awaitTermination) or refused (execute), never on the path of an accepted task: the Scheduler
+     * has no close callback, and a check per execute() would cost every task for a misuse. An
+     * awaitTermination that begins before the close rechecks now and then (CLOSED_SCHEDULER_RECHECK)
+     * while the executor is not shut down, a wait that only shutdown() or its timeout could end.
      */
     private static final long SHUTDOWN = 1L << 62;
+    /**
+     * How often an awaitTermination on an executor that is not shut down checks whether its
+     * scheduler was closed (which shuts the executor down): the latency of noticing a close that
+     * nothing else reports. Not a hot path: such a wait can otherwise only end by its timeout.
+     */
+    private static final long CLOSED_SCHEDULER_RECHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
     /** How long close() waits before it logs what it waits for; tests shorten it. */
     static Duration closeWarningAfter = Duration.ofSeconds(5);
 
@@ -107,6 +131,8 @@ public final class MarlExecutorService extends AbstractExecutorService {
     /** Opened when shut down with every accepted task finished: before an owned scheduler closes. */
     private final Latch drained = new Latch();
     private final Rejections rejections = new Rejections();
+    /** Set once the executor shut itself down because its scheduler was closed: what its rejections then say. */
+    private volatile boolean schedulerClosedUnderIt;
     private static final System.Logger LOGGER = System.getLogger(MarlExecutorService.class.getName());
 
     /**
@@ -170,7 +196,7 @@ public final class MarlExecutorService extends AbstractExecutorService {
     public void execute(Runnable command) {
         Objects.requireNonNull(command, "command must not be null");
         if (!tryAccept()) {
-            throw rejections.shutDown(this);
+            throw schedulerClosedUnderIt ? rejections.schedulerClosed(this, scheduler) : rejections.shutDown(this);
         }
         Submission submission = new Submission(this, command, sequence.getAndIncrement());
         pending.add(submission);
@@ -181,6 +207,7 @@ public final class MarlExecutorService extends AbstractExecutorService {
                 pending.remove(submission);
                 release();
             }
+            shutDownIfSchedulerClosed(); // a closing scheduler refuses every task from outside: shut down
             throw rejections.refused(this, scheduler, e);
         }
     }
@@ -227,19 +254,46 @@ public final class MarlExecutorService extends AbstractExecutorService {
         return tasks;
     }
 
-    /** isShutdown() returns whether {@link #shutdown()} or {@link #shutdownNow()} has been called. */
+    /**
+     * isShutdown() returns whether this executor accepts no new task: {@link #shutdown()},
+     * {@link #shutdownNow()} or {@link #close()} has been called, or its scheduler's
+     * {@link Scheduler#close()} has begun (a borrowed scheduler closed by its owner), which shuts
+     * the executor down as shutdown() would.
+     */
     @Override
     public boolean isShutdown() {
-        return (ctl.get() & SHUTDOWN) != 0;
+        return shutDownIfSchedulerClosed();
     }
 
     /**
      * isTerminated() returns whether the executor is shut down, every accepted task has finished or
-     * been taken back, and an owned scheduler has been closed.
+     * been taken back, and an owned scheduler has been closed. (Called from a fiber of the owned
+     * scheduler, it cannot be true yet: see {@link #close()}.)
      */
     @Override
     public boolean isTerminated() {
+        if (!terminated.isOpen()) {
+            shutDownIfSchedulerClosed();
+        }
         return terminated.isOpen();
+    }
+
+    /**
+     * shutDownIfSchedulerClosed() shuts this executor down if its scheduler's close has begun, and
+     * returns whether the executor is shut down. A closing scheduler refuses tasks from outside it,
+     * so the executor could accept none of those anyway; shutting down also lets it terminate once
+     * its tasks have finished, which the scheduler's close waits for.
+     */
+    private boolean shutDownIfSchedulerClosed() {
+        if ((ctl.get() & SHUTDOWN) != 0) {
+            return true;
+        }
+        if (!scheduler.isClosed()) {
+            return false;
+        }
+        schedulerClosedUnderIt = true;
+        shutdown();
+        return true;
     }
 
     /**
@@ -255,12 +309,29 @@ public final class MarlExecutorService extends AbstractExecutorService {
      * terminates by itself. To wait there for the tasks only, use {@link #close()}, or wait for
      * their futures.
      *
+     * <p>Called before the executor is shut down, it also returns true if its scheduler is closed
+     * meanwhile (which shuts the executor down) and the tasks finish: it notices that close within
+     * some 20 ms.
+     *
      * @throws InterruptedException if a plain thread is interrupted while waiting
      */
     @Override
     public boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
         Objects.requireNonNull(unit, "unit must not be null");
-        return terminated.await(unit.toNanos(timeout));
+        long nanos = unit.toNanos(timeout);
+        long start = System.nanoTime();
+        // Not shut down: only a shutdown() (which opens the latch once the tasks are done) or a close
+        // of the scheduler, which nothing reports, can end the wait before its timeout.
+        while (!shutDownIfSchedulerClosed()) {
+            long left = nanos - (System.nanoTime() - start);
+            if (left <= 0) {
+                return terminated.isOpen();
+            }
+            if (terminated.await(Math.min(left, CLOSED_SCHEDULER_RECHECK_NANOS))) {
+                return true;
+            }
+        }
+        return terminated.await(nanos - (System.nanoTime() - start));
     }
 
     /**
@@ -275,12 +346,22 @@ public final class MarlExecutorService extends AbstractExecutorService {
     /**
      * close() is {@link ExecutorService#close()}: shuts down and waits until terminated. If a plain
      * thread is interrupted while waiting, it calls {@link #shutdownNow()}, keeps waiting, and
-     * returns with the interrupt status set. Does nothing if already terminated. On a fiber of the
-     * scheduler this executor owns (not one of this executor's tasks, which would wait for itself), it
-     * returns once every task has finished, before {@link #isTerminated()} is true: termination closes
-     * that scheduler, which waits for the caller's own fiber, so it completes by itself once the caller
-     * has returned. (Waiting for termination itself there would wait forever.)
-     * A close still waiting after five seconds logs, once, at WARNING how many tasks it waits for,
+     * returns with the interrupt status set. Does nothing if already terminated.
+     *
+     * <p>Called from one of this executor's own tasks, it waits for that task, that is for itself,
+     * and never returns, as {@code ThreadPoolExecutor}'s, {@code ForkJoinPool}'s and the
+     * virtual-thread-per-task executor's do (after five seconds it logs that it waits for itself).
+     *
+     * <p>Called on a fiber of the scheduler this executor owns that is not one of its tasks (a task
+     * enqueued on {@link #scheduler()} directly, a {@code Futures.supplyAsync} on it), it cannot wait
+     * for termination either: termination closes that scheduler, which waits for the caller's own
+     * fiber, so waiting for it would never end. Rather than hang, it returns once the executor is
+     * shut down and every task it accepted has finished (or was taken back by shutdownNow), with the
+     * owned scheduler's close under way: {@link #isShutdown()} is then true and
+     * {@link #isTerminated()} still false; the executor terminates by itself once the caller's task
+     * has returned. Over a borrowed scheduler there is no such case: close() returns terminated.
+     *
+     * <p>A close still waiting after five seconds logs, once, at WARNING how many tasks it waits for,
      * where the scheduler's suspended fibers wait, and (called on one of its fibers) that a close
      * from one of the executor's tasks waits for itself.
      */

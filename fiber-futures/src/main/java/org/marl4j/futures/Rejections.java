@@ -23,10 +23,13 @@ final class Rejections {
         SHUT_DOWN("Every later task will be rejected too (logged only this once). Whatever submitted it (an "
                 + "HttpServer whose executor this is, say) is still running after the executor was shut down or "
                 + "closed: stop it first (server.stop(...)), or close the executor only after it."),
-        /** The scheduler (a borrowed one: an owned one closes only after termination) is closed or closing. */
-        SCHEDULER_CLOSED("Every later task from outside the scheduler will be rejected too (logged only this "
-                + "once): the scheduler this executor borrows was closed while the executor still runs. Shut the "
-                + "executor down, and stop whatever submits to it, before closing the scheduler."),
+        /**
+         * The scheduler (a borrowed one: an owned one closes only after termination) is closed or
+         * closing, which shuts the executor down: permanent.
+         */
+        SCHEDULER_CLOSED("Every later task will be rejected too (logged only this once): the scheduler this "
+                + "executor borrows was closed while the executor still runs, which shuts the executor down. Shut "
+                + "the executor down, and stop whatever submits to it, before closing the scheduler."),
         /** From a thread not bound to a scheduler without worker threads: says nothing of bound threads. */
         UNBOUND_THREAD("Tasks from other threads not bound to the scheduler will be rejected too (logged only "
                 + "this once); tasks from its bound threads and from its own tasks are still accepted."),
@@ -46,6 +49,15 @@ final class Rejections {
     /** shutDown(executor) is the rejection of a task submitted after shutdown, logged. */
     RejectedExecutionException shutDown(MarlExecutorService executor) {
         return log(Kind.SHUT_DOWN, new RejectedExecutionException(executor + " is shut down: it accepts no new tasks"));
+    }
+
+    /**
+     * schedulerClosed(executor, scheduler) is the rejection, logged, of a task submitted to an
+     * executor that shut down because its scheduler was closed under it.
+     */
+    RejectedExecutionException schedulerClosed(MarlExecutorService executor, Scheduler scheduler) {
+        return log(Kind.SCHEDULER_CLOSED, new RejectedExecutionException(executor + " is shut down: it accepts no "
+                + "new tasks, since its scheduler, " + scheduler + ", was closed under it"));
     }
 
     /**

@@ -26,6 +26,7 @@ import java.util.logging.Logger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.marl4j.Event;
 import org.marl4j.Task;
 import org.marl4j.TestSchedulers;
 
@@ -101,20 +102,32 @@ class MarlExecutorServiceOwnSchedulerTest {
         await().atMost(TestSchedulers.PATIENCE).until(executor::isTerminated);
     }
 
+    /**
+     * close() on a fiber of the owned scheduler that is not one of the executor's tasks cannot wait
+     * for termination (it would wait for itself): as its javadoc says, it returns once every task has
+     * finished, shut down but not yet terminated, and the executor terminates once the caller returns.
+     */
     @ParameterizedTest(name = "{0} worker threads")
     @ValueSource(ints = {1, 2, 4, 8, 64})
     void close_onAFiberOfTheOwnedScheduler_returnsOnceTasksAreDone(int workers) {
         MarlExecutorService executor = new MarlExecutorService(TestSchedulers.config(workers));
+        Event release = new Event(Event.Mode.MANUAL);
         CompletableFuture<String> ran = new CompletableFuture<>();
-        executor.execute(() -> ran.complete("task"));
-        CompletableFuture<Boolean> closed = new CompletableFuture<>();
+        executor.execute(() -> {
+            release.await();
+            ran.complete("task");
+        });
+        CompletableFuture<List<Boolean>> closed = new CompletableFuture<>();
         executor.scheduler().enqueue(new Task(() -> {
+            release.signal(); // the task can finish only now, on a worker, while close() waits
             executor.close();
-            closed.complete(executor.isShutdown());
+            closed.complete(List.of(ran.isDone(), executor.isShutdown(), executor.isTerminated()));
         }));
-        assertTrue(TestSchedulers.get(closed));
+        assertEquals(List.of(true, true, false), TestSchedulers.get(closed),
+                "when close() returned: the task had finished, the executor was shut down, not yet terminated");
         assertEquals("task", TestSchedulers.get(ran));
         await().atMost(TestSchedulers.PATIENCE).until(executor::isTerminated);
+        TestSchedulers.assertNoThreadsLeft(executor.scheduler().config().getThreadNamePrefix());
     }
 
     // ---------------------------------------------------------------- rejections are logged (issue 12)
