@@ -85,7 +85,9 @@ public final class Scheduler implements AutoCloseable {
      * monitor thread that watches them ({@code <thread name prefix>monitor}, a daemon). The worker
      * threads are not daemons, like a {@code ThreadPoolExecutor}'s: a scheduler nobody closes keeps
      * the JVM running, even after {@code main} ended with an exception or an
-     * {@code OutOfMemoryError}. Close it in a {@code finally} or try-with-resources block.
+     * {@code OutOfMemoryError}. Close it in a {@code finally} or try-with-resources block. (Made on a
+     * daemon thread, a scheduler's worker threads are daemons too, as any {@link Thread} inherits its
+     * maker's status; the JVM may then exit with tasks still queued.)
      *
      * <p>If the constructor fails after it has started some worker threads (the affinity policy
      * throws for a later worker, or the JVM cannot create another thread), it stops and joins the
