@@ -103,7 +103,9 @@ final class CloseWatch {
             LOG.log(System.Logger.Level.WARNING, "close() of " + scheduler + " has waited "
                     + (now - start) / 1_000_000 + " ms for its tasks to finish. It waits for:\n"
                     + (report.isEmpty() ? "(nothing found: a task may be between two steps)\n" : report)
-                    + (cancelled ? "A task that holds its thread without a marl4j wait cannot be cancelled: end it."
+                    // After the cancel, what is left is what cancelling cannot end: say how to end both kinds.
+                    + (cancelled ? "Cancelling ends neither a task that holds its thread without a marl4j wait nor the "
+                                    + "binding of a thread: end such a task, and call unbind() on each thread still bound."
                             : "Wake the suspended fibers, unbind the bound threads, or close with "
                                     + "Scheduler.close(Duration) to cancel waits and delayed tasks."));
         }

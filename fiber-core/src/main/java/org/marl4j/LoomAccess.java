@@ -8,6 +8,15 @@ package org.marl4j;
 final class LoomAccess {
     static final String PACKAGE = "jdk.internal.vm";
 
+    /**
+     * Where the flag goes for the usual launchers. "Start the JVM with" is not enough to go on under
+     * {@code mvn exec:java}, which runs the program in Maven's own JVM: there the flag belongs in
+     * MAVEN_OPTS, and no exec plugin setting reaches that JVM.
+     */
+    private static final String WHERE_TO_PUT_IT = " Where it goes: Surefire's argLine for Maven tests,"
+            + " MAVEN_OPTS for mvn exec:java (it runs in Maven's own JVM), jvmArgs for Gradle, the VM options"
+            + " of an IDE's run configuration; see 'Running with the flag' in marl4j's README.";
+
     private LoomAccess() {}
 
     /** check() throws IllegalStateException naming the exact flag if continuations are not usable. */
@@ -30,6 +39,7 @@ final class LoomAccess {
                 + (module.isNamed()
                         ? " (" + target + " is on the module path, where no manifest attribute can stand in for it)."
                         : " (for an executable jar, the manifest attribute "
-                                + "'Add-Exports: java.base/" + PACKAGE + "' does the same).");
+                                + "'Add-Exports: java.base/" + PACKAGE + "' does the same).")
+                + WHERE_TO_PUT_IT;
     }
 }

@@ -30,5 +30,12 @@
  * it the first {@code new Scheduler(...)} throws an {@link java.lang.IllegalStateException} naming
  * the flag. Never let a fiber wait while it holds a {@code synchronized} monitor or a
  * {@link java.util.concurrent.locks.ReentrantLock}: the fibers of a worker share its thread.
+ *
+ * <p>Start with {@link org.marl4j.Scheduler}. The bridges to other libraries are separate modules,
+ * with javadoc of their own: {@code fiber-futures} ({@code org.marl4j.futures.Futures}, to await a
+ * {@code CompletableFuture} on a fiber, and {@code MarlExecutorService}, an {@code ExecutorService}
+ * on fibers), {@code fiber-reactive} ({@code org.marl4j.reactive.MarlScheduler}, a Reactor
+ * {@code Scheduler}) and {@code fiber-kotlin} ({@code scheduler.asCoroutineDispatcher()} in
+ * {@code org.marl4j.kotlin}).
  */
 package org.marl4j;

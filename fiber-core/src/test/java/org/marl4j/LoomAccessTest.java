@@ -36,6 +36,15 @@ class LoomAccessTest {
     }
 
     @Test
+    void theMessageSaysWhereTheFlagGoes_forMavenExecJavaToo() {
+        // Under mvn exec:java the program runs in Maven's own JVM: "start the JVM with" is not enough to go on.
+        String message = LoomAccess.missingExportMessage(LoomAccessTest.class.getModule());
+        assertTrue(message.contains("MAVEN_OPTS for mvn exec:java"), message);
+        assertTrue(message.contains("Surefire's argLine"), message);
+        assertTrue(message.contains("'Running with the flag'"), message);
+    }
+
+    @Test
     void withTheFlagTheSchedulerWorks() throws Exception {
         ChildJvm.Result result = runProbe(true);
         assertEquals(0, result.exitCode(), result.output());

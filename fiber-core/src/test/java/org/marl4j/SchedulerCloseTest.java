@@ -298,6 +298,39 @@ class SchedulerCloseTest {
         TestSchedulers.assertNoThreadsLeft(config.getThreadNamePrefix());
     }
     @Test
+    void closeWithTimeout_stillWaitingForABoundThread_saysToUnbindIt() throws Exception {
+        Scheduler.Config config = TestSchedulers.config(1);
+        config.closeWarningAfter = Duration.ofMillis(50);
+        Scheduler scheduler = new Scheduler(config);
+        CountDownLatch bound = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Thread binder = TestSchedulers.startThread("binder", () -> {
+            scheduler.bind();
+            bound.countDown();
+            try {
+                assertTrue(release.await(LONG.toMillis(), TimeUnit.MILLISECONDS));
+            } catch (InterruptedException e) {
+                throw new AssertionError("nobody interrupts the binder", e);
+            }
+            scheduler.unbind();
+        });
+        bound.await();
+        try (LogCapture log = LogCapture.of(Scheduler.class)) {
+            Thread closer = TestSchedulers.startThread("closer", () -> scheduler.close(Duration.ofMillis(20)));
+            // The warning after the timeout: only the binder is left, which no cancelling can end.
+            await().atMost(LONG).until(() -> log.contains("binder is still bound"));
+            release.countDown();
+            join(binder);
+            join(closer);
+            String warning = log.lines().stream().filter(m -> m.contains("binder is still bound")).findFirst().orElseThrow();
+            assertTrue(warning.contains("call unbind() on each thread still bound"), warning);
+        } finally {
+            release.countDown();
+        }
+        TestSchedulers.assertNoThreadsLeft(config.getThreadNamePrefix());
+    }
+
+    @Test
     void close_interruptedWhileItWaitsForABoundThread_goesOnWaiting_andKeepsTheInterrupt() throws Exception {
         Scheduler.Config config = TestSchedulers.config(1);
         Scheduler scheduler = new Scheduler(config);

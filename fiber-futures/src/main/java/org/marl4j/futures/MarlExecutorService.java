@@ -33,6 +33,9 @@ import org.marl4j.Task;
  *     CompletableFuture<Page> page = CompletableFuture.supplyAsync(() -> fetch(url), executor);
  *     Future<Integer> count = executor.submit(() -> Futures.await(page).words());
  *     httpServer.setExecutor(executor);       // every exchange handled on a fiber
+ *     httpServer.start();
+ *     // ... serve ...
+ *     httpServer.stop(1);                     // before close(): a closed executor rejects exchanges
  * }                                            // close(): shutdown, wait, close the scheduler
  * }</pre>
  *

@@ -57,7 +57,10 @@ public fun Scheduler.asCoroutineDispatcher(): MarlDispatcher = MarlDispatcher(th
  * [limitedParallelism] view too. So is a `delay` or `withTimeout` such a coroutine starts while it
  * runs on another thread (started there with `CoroutineStart.UNDISPATCHED`): the bound thread sets
  * its timer. Otherwise a dispatch from a thread not bound to the scheduler is
- * refused as above, with the scheduler's [IllegalStateException] as the cause.
+ * refused as above, with the scheduler's [IllegalStateException] as the cause. On the bound thread
+ * itself, enter coroutines with [runSuspending], never `runBlocking(dispatcher)`: `runBlocking`
+ * parks the thread outside marl4j, so the step it dispatched to that thread never runs, and it
+ * waits for ever.
  *
  * Views: [limitedParallelism] returns a view of this dispatcher's own (not kotlinx's generic one):
  * at most that many of its steps run at once, on this scheduler's fibers, `delay` and
