@@ -14,6 +14,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * the register closed, after which only a {@link Marl#blockingCall}'s thread may still bind, and
  * waits on it until every bound thread has unbound.
  *
+ * <p>While any thread is bound, the {@link BoundThreadWatch} looks at them (registered by the
+ * first bind, unregistered by the last unbind, both under {@link #lock}, which may take the
+ * watch's class monitor; the watch never takes this lock while it holds that monitor).
+ *
  * <p>Lock discipline: {@link #lock} guards the register and the retired counters. No worker lock is
  * ever taken while it is held: walks that need worker locks (close's report, the cancelling of
  * waits, {@link Scheduler#suspendedFibers()}) work on a {@link #snapshot()}.
@@ -57,6 +61,9 @@ final class BoundThreads {
             Worker worker = new Worker(scheduler, -1, Worker.Mode.SINGLE_THREADED, forBlockingCall);
             worker.bindToCurrentThread();
             workers.put(Thread.currentThread(), worker);
+            if (workers.size() == 1) {
+                BoundThreadWatch.watch(this);
+            }
             return worker;
         } finally {
             lock.unlock();
@@ -86,6 +93,7 @@ final class BoundThreads {
         }
         if (workers.isEmpty()) {
             allUnbound.signalAll();
+            BoundThreadWatch.unwatch(this);
         }
         scheduler.releasePolicy(worker);
         return worker;

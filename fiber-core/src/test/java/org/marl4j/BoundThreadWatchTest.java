@@ -1,0 +1,121 @@
+package org.marl4j;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * A thread bound to a scheduler that blocks outside marl4j while work queued on it waits is
+ * logged, not left to hang silently: the trap of a zero-worker scheduler whose bound thread calls
+ * a plain join() on what its own queued task would complete.
+ */
+class BoundThreadWatchTest {
+    private static final Duration LONG = TestSchedulers.PATIENCE;
+    private long checkNanos;
+    private long warningNanos;
+
+    @BeforeEach
+    void shortenTheWatch() {
+        checkNanos = BoundThreadWatch.checkNanos;
+        warningNanos = BoundThreadWatch.warningNanos;
+        BoundThreadWatch.checkNanos = TimeUnit.MILLISECONDS.toNanos(10);
+        BoundThreadWatch.warningNanos = TimeUnit.MILLISECONDS.toNanos(100);
+    }
+
+    @AfterEach
+    void restoreTheWatch() {
+        BoundThreadWatch.checkNanos = checkNanos;
+        BoundThreadWatch.warningNanos = warningNanos;
+    }
+
+    @ParameterizedTest(name = "workers={0}")
+    @ValueSource(ints = {0, 1, 2})
+    void aBoundThreadBlockedOutsideMarl4j_whileItsQueuedTaskWaits_isLogged(int workers) throws Exception {
+        Scheduler.Config config = TestSchedulers.config(workers);
+        Scheduler scheduler = new Scheduler(config);
+        CountDownLatch taskRan = new CountDownLatch(1);
+        AtomicInteger runs = new AtomicInteger();
+        String name = "stuck-binder-" + workers;
+        try (LogCapture log = LogCapture.of(Scheduler.class)) {
+            Thread binder = TestSchedulers.startThread(name, () -> {
+                scheduler.bind();
+                // SAME_THREAD keeps the task on this thread whatever the worker count; with no
+                // workers every task would.
+                scheduler.enqueue(new Task(() -> {
+                    runs.incrementAndGet();
+                    taskRan.countDown();
+                }, Task.Flag.SAME_THREAD));
+                try {
+                    assertTrue(taskRan.await(LONG.toMillis(), TimeUnit.MILLISECONDS)); // the trap: a plain wait
+                } catch (InterruptedException e) {
+                    throw new AssertionError("nobody interrupts the binder", e);
+                }
+                scheduler.unbind();
+            });
+            await().atMost(LONG).until(() -> log.contains("WARNING", "thread " + name));
+            taskRan.countDown(); // what the task would have done: the binder goes on and unbinds
+            binder.join(LONG.toMillis());
+            assertFalse(binder.isAlive());
+            String warning = log.lines().stream().filter(m -> m.contains("thread " + name)).findFirst().orElseThrow();
+            assertTrue(warning.contains("blocked outside marl4j"), warning);
+            assertTrue(warning.contains("CountDownLatch.await"), warning); // its stack
+            assertTrue(warning.contains("Futures.await"), warning);
+            assertTrue(warning.contains("no worker threads") == (workers == 0), warning);
+        }
+        scheduler.close();
+        assertTrue(runs.get() == 1, "the task ran when the binder unbound");
+        TestSchedulers.assertNoThreadsLeft(config.getThreadNamePrefix());
+    }
+
+    @ParameterizedTest(name = "workers={0}")
+    @ValueSource(ints = {0, 2})
+    void aBoundThreadBlockedWithNothingQueued_orWaitingInMarl4j_isNotLogged(int workers) throws Exception {
+        Scheduler.Config config = TestSchedulers.config(workers);
+        Scheduler scheduler = new Scheduler(config);
+        CountDownLatch release = new CountDownLatch(1);
+        Event done = new Event(Event.Mode.MANUAL);
+        String idle = "idle-binder-" + workers;
+        String waiting = "marl-waiter-" + workers;
+        try (LogCapture log = LogCapture.of(Scheduler.class)) {
+            Thread idleBinder = TestSchedulers.startThread(idle, () -> {
+                scheduler.bind();
+                try {
+                    release.await(); // blocked outside marl4j, but nothing is queued on it
+                } catch (InterruptedException e) {
+                    throw new AssertionError("nobody interrupts the binder", e);
+                }
+                scheduler.unbind();
+            });
+            Thread waiter = TestSchedulers.startThread(waiting, () -> {
+                scheduler.bind();
+                scheduler.enqueue(new Task(() -> done.await(), Task.Flag.SAME_THREAD)); // a fiber waiting in marl4j
+                done.await(); // the thread itself waits in marl4j: its queued task runs meanwhile
+                scheduler.unbind();
+            });
+            // Let the watch look at both for three times the warning's delay (30 looks): had it judged
+            // either stuck, it would have spoken.
+            long looks = BoundThreadWatch.looks;
+            await().atMost(LONG).pollDelay(Duration.ZERO).until(() -> BoundThreadWatch.looks - looks >= 30);
+            done.signal();
+            release.countDown();
+            idleBinder.join(LONG.toMillis());
+            waiter.join(LONG.toMillis());
+            assertFalse(log.contains("thread " + idle), log.lines().toString());
+            assertFalse(log.contains("thread " + waiting), log.lines().toString());
+        } finally {
+            release.countDown();
+            done.signal();
+        }
+        scheduler.close();
+        TestSchedulers.assertNoThreadsLeft(config.getThreadNamePrefix());
+    }
+}
