@@ -15,7 +15,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * waits on it until every bound thread has unbound.
  *
  * <p>While any thread is bound, the {@link BoundThreadWatch} looks at them (registered by the
- * first bind, unregistered by the last unbind, both under {@link #lock}, which may take the
+ * first bind of a thread that is not a blocking call's, unregistered by the last unbind, both under {@link #lock}, which may take the
  * watch's class monitor; the watch never takes this lock while it holds that monitor).
  *
  * <p>Lock discipline: {@link #lock} guards the register and the retired counters. No worker lock is
@@ -35,6 +35,12 @@ final class BoundThreads {
     /** Counters of bound workers that have unbound; see {@link Scheduler.Stats}. */
     @GuardedBy("lock")
     private final long[] retiredStats = new long[WorkerStats.COUNT];
+    /**
+     * Whether the {@link BoundThreadWatch} looks at this register: from the first bind of a thread
+     * that is not a blocking call's until no thread is bound.
+     */
+    @GuardedBy("lock")
+    private boolean watched;
     /** Written under lock, so no bind slips past the start of a close; read without it. */
     private volatile boolean closing;
 
@@ -61,7 +67,8 @@ final class BoundThreads {
             Worker worker = new Worker(scheduler, -1, Worker.Mode.SINGLE_THREADED, forBlockingCall);
             worker.bindToCurrentThread();
             workers.put(Thread.currentThread(), worker);
-            if (workers.size() == 1) {
+            if (!watched && !forBlockingCall) { // a blocking call's thread blocks by design: nothing to watch
+                watched = true;
                 BoundThreadWatch.watch(this);
             }
             return worker;
@@ -93,7 +100,10 @@ final class BoundThreads {
         }
         if (workers.isEmpty()) {
             allUnbound.signalAll();
-            BoundThreadWatch.unwatch(this);
+            if (watched) {
+                watched = false;
+                BoundThreadWatch.unwatch(this);
+            }
         }
         scheduler.releasePolicy(worker);
         return worker;
