@@ -126,9 +126,9 @@ final class BoundThreadWatch {
 
     private static void warn(Thread bound, Worker worker, long blockedNanos) {
         CloseWatch.LOG.log(System.Logger.Level.WARNING, "thread " + bound.getName() + ", bound to " + worker.scheduler
-                + ", has been blocked outside marl4j for " + blockedNanos / 1_000_000 + " ms while work queued on it"
-                + " waits: a bound thread runs its tasks and fibers only while it waits in a marl4j primitive or"
-                + " unbinds" + (worker.scheduler.config().getWorkerThreadCount() == 0
+                + ", has been blocked for " + blockedNanos / 1_000_000 + " ms while work queued on it waits: a bound"
+                + " thread runs its tasks and fibers only while it waits in a marl4j primitive (one that frees the"
+                + " thread, not a pinned wait) or unbinds" + (worker.scheduler.config().getWorkerThreadCount() == 0
                         ? ", and this scheduler has no worker threads to run them" : "")
                 + ". If it waits for that work, it never ends. Its stack:\n" + worker.threadStack(16)
                 + "Wait with marl4j primitives instead (Futures.await for a future, not join() or get()), unbind"

@@ -66,7 +66,7 @@ class BoundThreadWatchTest {
             binder.join(LONG.toMillis());
             assertFalse(binder.isAlive());
             String warning = log.lines().stream().filter(m -> m.contains("thread " + name)).findFirst().orElseThrow();
-            assertTrue(warning.contains("blocked outside marl4j"), warning);
+            assertTrue(warning.contains("has been blocked for"), warning);
             assertTrue(warning.contains("CountDownLatch.await"), warning); // its stack
             assertTrue(warning.contains("Futures.await"), warning);
             assertTrue(warning.contains("no worker threads") == (workers == 0), warning);
