@@ -6,10 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -117,5 +119,43 @@ class BoundThreadWatchTest {
         }
         scheduler.close();
         TestSchedulers.assertNoThreadsLeft(config.getThreadNamePrefix());
+    }
+
+    /**
+     * The watch is a diagnostic: a watch thread that cannot start (the JVM out of threads) must not
+     * fail the bind() that started it, which would leave the thread bound with no Binding returned,
+     * nor keep a later bind from starting the watch.
+     */
+    @Test
+    void aWatchThreadThatFailsToStart_failsNoBind_andALaterBindStartsIt() throws Exception {
+        await().atMost(LONG).until(() -> !watchThreadAlive()); // no thread bound anywhere: the next bind starts it
+        Thread spent = new Thread(() -> {});
+        spent.start();
+        spent.join();
+        ThreadFactory factory = BoundThreadWatch.threadFactory;
+        BoundThreadWatch.threadFactory = watch -> spent; // its start() throws, as a thread the JVM cannot create does
+        Scheduler.Config config = TestSchedulers.config(0);
+        Scheduler scheduler = new Scheduler(config);
+        try (LogCapture log = LogCapture.of(Scheduler.class)) {
+            try {
+                scheduler.bind();
+            } finally {
+                BoundThreadWatch.threadFactory = factory;
+            }
+            scheduler.unbind();
+            assertTrue(log.contains("WARNING", "bound-thread watch"), log.lines().toString());
+        }
+        scheduler.bind();
+        try {
+            await().atMost(LONG).until(BoundThreadWatchTest::watchThreadAlive);
+        } finally {
+            scheduler.unbind();
+        }
+        scheduler.close();
+        TestSchedulers.assertNoThreadsLeft(config.getThreadNamePrefix());
+    }
+
+    private static boolean watchThreadAlive() {
+        return Thread.getAllStackTraces().keySet().stream().anyMatch(t -> t.getName().equals("marl4j-bound-thread-watch"));
     }
 }
