@@ -36,8 +36,18 @@ final class BoundThreadWatch {
     /** How long a bound thread must be blocked with work queued before it is logged; tests shorten it. */
     static volatile long warningNanos = 5_000_000_000L;
 
-    /** Makes the watch's thread; tests make it fail, as the JVM does when it cannot create a thread. */
-    static volatile ThreadFactory threadFactory = watch -> new Thread(watch, "marl4j-bound-thread-watch");
+    /**
+     * Makes the watch's thread; tests make it fail, as the JVM does when it cannot create a thread.
+     * The thread outlives the bind that starts it (it runs while any thread anywhere is bound), so
+     * it takes nothing of that thread's: no inheritable thread locals, no context class loader,
+     * which could keep an undeployed application's classes loaded.
+     */
+    static volatile ThreadFactory threadFactory = watch -> {
+        Thread t = Thread.ofPlatform().name("marl4j-bound-thread-watch").inheritInheritableThreadLocals(false)
+                .unstarted(watch);
+        t.setContextClassLoader(null);
+        return t;
+    };
 
     /** How many times the watch has looked at the bound threads: lets a test wait for it to have looked. */
     static volatile long looks;

@@ -2,8 +2,11 @@ package org.marl4j;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadFactory;
@@ -153,6 +156,43 @@ class BoundThreadWatchTest {
         }
         scheduler.close();
         TestSchedulers.assertNoThreadsLeft(config.getThreadNamePrefix());
+    }
+
+    /**
+     * The watch is one thread for the JVM, alive while any thread anywhere is bound: it must not
+     * keep the context class loader of whichever thread happened to start it (an undeployed web
+     * application's, say) reachable for as long as another application's threads stay bound.
+     */
+    @Test
+    void theWatchThreadDoesNotKeepTheContextClassLoaderOfTheThreadThatStartedIt() throws Exception {
+        await().atMost(LONG).until(() -> !watchThreadAlive()); // no thread bound anywhere: the next bind starts it
+        Scheduler.Config config = TestSchedulers.config(0);
+        Scheduler scheduler = new Scheduler(config);
+        CountDownLatch release = new CountDownLatch(1);
+        try (URLClassLoader application = new URLClassLoader(new URL[0], null)) {
+            Thread binder = new Thread(() -> {
+                scheduler.bind();
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    throw new AssertionError("nobody interrupts the binder", e);
+                }
+                scheduler.unbind();
+            }, "class-loader-binder");
+            binder.setDaemon(true);
+            binder.setContextClassLoader(application);
+            binder.start();
+            try {
+                await().atMost(LONG).until(BoundThreadWatchTest::watchThreadAlive);
+                Thread watch = Thread.getAllStackTraces().keySet().stream()
+                        .filter(t -> t.getName().equals("marl4j-bound-thread-watch")).findFirst().orElseThrow();
+                assertNotSame(application, watch.getContextClassLoader());
+            } finally {
+                release.countDown();
+                binder.join(LONG.toMillis());
+            }
+        }
+        scheduler.close();
     }
 
     private static boolean watchThreadAlive() {
