@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.WeakHashMap;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -35,6 +36,19 @@ final class BoundThreadWatch {
     /** How long a bound thread must be blocked with work queued before it is logged; tests shorten it. */
     static volatile long warningNanos = 5_000_000_000L;
 
+    /**
+     * Makes the watch's thread; tests make it fail, as the JVM does when it cannot create a thread.
+     * The thread outlives the bind that starts it (it runs while any thread anywhere is bound), so
+     * it takes nothing of that thread's: no inheritable thread locals, no context class loader,
+     * which could keep an undeployed application's classes loaded.
+     */
+    static volatile ThreadFactory threadFactory = watch -> {
+        Thread t = Thread.ofPlatform().name("marl4j-bound-thread-watch").inheritInheritableThreadLocals(false)
+                .unstarted(watch);
+        t.setContextClassLoader(null);
+        return t;
+    };
+
     /** How many times the watch has looked at the bound threads: lets a test wait for it to have looked. */
     static volatile long looks;
 
@@ -53,14 +67,24 @@ final class BoundThreadWatch {
 
     private BoundThreadWatch() {}
 
-    /** watch(register) starts watching a register's bound threads; called when a thread binds to it. */
+    /**
+     * watch(register) starts watching a register's bound threads; called when a thread binds to it.
+     * Never throws: if the watch thread cannot start, it logs that and returns.
+     */
     static synchronized void watch(BoundThreads register) {
         registers.add(register);
         if (thread == null) {
-            BoundThreadWatch watch = new BoundThreadWatch();
-            thread = new Thread(watch::run, "marl4j-bound-thread-watch");
-            thread.setDaemon(true);
-            thread.start();
+            try {
+                Thread started = threadFactory.newThread(new BoundThreadWatch()::run);
+                started.setDaemon(true);
+                started.start();
+                thread = started; // only once it runs: a thread that failed to start must not stop the next try
+            } catch (RuntimeException | Error e) { // "unable to create native thread", say
+                // A diagnostic must not fail the bind() that started it, which has already bound its
+                // thread: go unwatched until a later bind tries again.
+                CloseWatch.LOG.log(System.Logger.Level.WARNING, "marl4j could not start the bound-thread watch;"
+                        + " bound threads go unwatched until a later bind() starts it", e);
+            }
         }
     }
 

@@ -34,6 +34,17 @@ final class Closing {
 
     /** closeWithin(timeoutNanos) is {@link Scheduler#close()}, or with a timeout of zero or more, {@link Scheduler#close(java.time.Duration)}. */
     void closeWithin(long timeoutNanos) {
+        close(timeoutNanos, -1);
+    }
+
+    /**
+     * close(timeoutNanos, joinLimitNanos) is {@link #closeWithin}, except that with a joinLimitNanos
+     * of zero or more it stops waiting for the worker threads that long after it began, and returns
+     * those still alive (they have been told to stop, and end by themselves); empty otherwise.
+     */
+    private List<Thread> close(long timeoutNanos, long joinLimitNanos) {
+        long start = System.nanoTime();
+        List<Thread> left = new ArrayList<>();
         CloseWatch watch = new CloseWatch(this, scheduler, warnAfterNanos, timeoutNanos);
         Worker current = Worker.current();
         if (current != null && current.scheduler == scheduler) {
@@ -49,10 +60,19 @@ final class Closing {
         for (Worker worker : workers) {
             Thread thread = worker.thread(); // null for a worker a failed constructor never started
             while (thread != null && thread.isAlive()) {
+                long waitNanos = watch.nanosUntilDue();
+                if (joinLimitNanos >= 0) {
+                    waitNanos = Math.min(waitNanos, joinLimitNanos - (System.nanoTime() - start));
+                }
                 try {
-                    thread.join(Math.max(1, Math.min(watch.nanosUntilDue() / 1_000_000, Long.MAX_VALUE / 2)));
+                    thread.join(Math.max(1, Math.min(waitNanos / 1_000_000, Long.MAX_VALUE / 2)));
                 } catch (InterruptedException e) {
                     interrupted = true;
+                }
+                // Before the watch: given up on, the thread is reported by the caller, not by close's warning.
+                if (joinLimitNanos >= 0 && thread.isAlive() && System.nanoTime() - start >= joinLimitNanos) {
+                    left.add(thread);
+                    break;
                 }
                 if (watch.due()) {
                     watch.act();
@@ -65,6 +85,7 @@ final class Closing {
         if (interrupted) {
             Thread.currentThread().interrupt();
         }
+        return left;
     }
 
     /**
@@ -73,10 +94,22 @@ final class Closing {
      * may already have queued is cancelled rather than waited for) and joins the threads it started.
      * A failure of that clean-up is added to {@code failure} as suppressed. Called by the
      * constructing thread, which then rethrows failure.
+     *
+     * <p>It waits for the threads only as long as a close waits before it warns: a worker thread's
+     * initializer may wait for something the constructing thread holds (a lock taken around
+     * {@code new Scheduler}), and joining it for ever would deadlock where the caller expects an
+     * exception. A thread given up on is named in a suppressed exception; told to stop, it ends by
+     * itself once its initializer returns.
      */
     void abandonStart(Throwable failure) {
         try {
-            closeWithin(0);
+            List<Thread> left = close(0, warnAfterNanos);
+            if (!left.isEmpty()) {
+                failure.addSuppressed(new IllegalStateException("worker thread(s) "
+                        + left.stream().map(Thread::getName).toList() + " still ran "
+                        + warnAfterNanos / 1_000_000 + " ms after the failed constructor stopped them (in the "
+                        + "thread initializer, or a task it queued): each ends by itself once that returns"));
+            }
         } catch (Throwable cleanup) {
             failure.addSuppressed(cleanup);
         }

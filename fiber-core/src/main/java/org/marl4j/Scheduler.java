@@ -92,7 +92,9 @@ public final class Scheduler implements AutoCloseable {
      * <p>If the constructor fails after it has started some worker threads (the affinity policy
      * throws for a later worker, or the JVM cannot create another thread), it stops and joins the
      * threads it started before the exception reaches the caller: no thread outlives a failed
-     * constructor.
+     * constructor, except one still in its {@link Config#setWorkerThreadInitializer initializer}
+     * after the close warning's delay (waiting, say, for a lock the caller holds), which is named in
+     * a suppressed exception and ends by itself once its initializer returns.
      *
      * @param config the settings; copied, so later changes to it do not affect this scheduler
      * @throws IllegalStateException if the JVM was started without {@code --add-exports

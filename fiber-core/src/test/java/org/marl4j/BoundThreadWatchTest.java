@@ -2,14 +2,19 @@ package org.marl4j;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -117,5 +122,80 @@ class BoundThreadWatchTest {
         }
         scheduler.close();
         TestSchedulers.assertNoThreadsLeft(config.getThreadNamePrefix());
+    }
+
+    /**
+     * The watch is a diagnostic: a watch thread that cannot start (the JVM out of threads) must not
+     * fail the bind() that started it, which would leave the thread bound with no Binding returned,
+     * nor keep a later bind from starting the watch.
+     */
+    @Test
+    void aWatchThreadThatFailsToStart_failsNoBind_andALaterBindStartsIt() throws Exception {
+        await().atMost(LONG).until(() -> !watchThreadAlive()); // no thread bound anywhere: the next bind starts it
+        Thread spent = new Thread(() -> {});
+        spent.start();
+        spent.join();
+        ThreadFactory factory = BoundThreadWatch.threadFactory;
+        BoundThreadWatch.threadFactory = watch -> spent; // its start() throws, as a thread the JVM cannot create does
+        Scheduler.Config config = TestSchedulers.config(0);
+        Scheduler scheduler = new Scheduler(config);
+        try (LogCapture log = LogCapture.of(Scheduler.class)) {
+            try {
+                scheduler.bind();
+            } finally {
+                BoundThreadWatch.threadFactory = factory;
+            }
+            scheduler.unbind();
+            assertTrue(log.contains("WARNING", "bound-thread watch"), log.lines().toString());
+        }
+        scheduler.bind();
+        try {
+            await().atMost(LONG).until(BoundThreadWatchTest::watchThreadAlive);
+        } finally {
+            scheduler.unbind();
+        }
+        scheduler.close();
+        TestSchedulers.assertNoThreadsLeft(config.getThreadNamePrefix());
+    }
+
+    /**
+     * The watch is one thread for the JVM, alive while any thread anywhere is bound: it must not
+     * keep the context class loader of whichever thread happened to start it (an undeployed web
+     * application's, say) reachable for as long as another application's threads stay bound.
+     */
+    @Test
+    void theWatchThreadDoesNotKeepTheContextClassLoaderOfTheThreadThatStartedIt() throws Exception {
+        await().atMost(LONG).until(() -> !watchThreadAlive()); // no thread bound anywhere: the next bind starts it
+        Scheduler.Config config = TestSchedulers.config(0);
+        Scheduler scheduler = new Scheduler(config);
+        CountDownLatch release = new CountDownLatch(1);
+        try (URLClassLoader application = new URLClassLoader(new URL[0], null)) {
+            Thread binder = new Thread(() -> {
+                scheduler.bind();
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    throw new AssertionError("nobody interrupts the binder", e);
+                }
+                scheduler.unbind();
+            }, "class-loader-binder");
+            binder.setDaemon(true);
+            binder.setContextClassLoader(application);
+            binder.start();
+            try {
+                await().atMost(LONG).until(BoundThreadWatchTest::watchThreadAlive);
+                Thread watch = Thread.getAllStackTraces().keySet().stream()
+                        .filter(t -> t.getName().equals("marl4j-bound-thread-watch")).findFirst().orElseThrow();
+                assertNotSame(application, watch.getContextClassLoader());
+            } finally {
+                release.countDown();
+                binder.join(LONG.toMillis());
+            }
+        }
+        scheduler.close();
+    }
+
+    private static boolean watchThreadAlive() {
+        return Thread.getAllStackTraces().keySet().stream().anyMatch(t -> t.getName().equals("marl4j-bound-thread-watch"));
     }
 }

@@ -1,15 +1,21 @@
 package org.marl4j;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /** Scheduler.Config.setAffinityPolicy pins worker threads as they start (marl's thread affinity). */
@@ -79,5 +85,52 @@ class SchedulerAffinityTest {
         });
         assertSame(failure, assertThrows(StackOverflowError.class, () -> new Scheduler(config)));
         TestSchedulers.assertNoThreadsLeft(config.getThreadNamePrefix());
+    }
+
+    /**
+     * A worker thread whose initializer waits for something its scheduler's constructing thread
+     * holds (here a lock taken around {@code new Scheduler}) cannot end while the failed
+     * constructor joins it: the constructor gives up on it after the close warning's delay, names it
+     * in a suppressed exception and throws, rather than deadlock; the thread ends once its
+     * initializer returns.
+     */
+    @Test
+    void aFailedConstructorDoesNotDeadlockOnAWorkerInitializerThatWaitsForItsCaller() throws Exception {
+        Object registry = new Object();
+        CountDownLatch initializing = new CountDownLatch(1);
+        RuntimeException failure = new IllegalStateException("no CPU for worker 1");
+        Scheduler.Config config = TestSchedulers.config(2).setWorkerThreadInitializer(id -> {
+            initializing.countDown();
+            synchronized (registry) { // registers the thread, say: waits for the constructing thread's lock
+                assertTrue(Thread.holdsLock(registry));
+            }
+        }).setAffinityPolicy(id -> {
+            if (id == 1) {
+                try {
+                    initializing.await(); // worker 0 is in its initializer
+                } catch (InterruptedException e) {
+                    throw new AssertionError("nobody interrupts the constructor", e);
+                }
+                throw failure;
+            }
+            return null;
+        });
+        config.closeWarningAfter = Duration.ofMillis(200);
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        Thread constructing = TestSchedulers.startThread("constructing", () -> {
+            synchronized (registry) {
+                try {
+                    new Scheduler(config);
+                } catch (Throwable t) {
+                    thrown.set(t);
+                }
+            }
+        });
+        constructing.join(TestSchedulers.PATIENCE.toMillis());
+        assertFalse(constructing.isAlive(), "the failed constructor waits for a worker thread that waits for its caller");
+        assertSame(failure, thrown.get().getCause());
+        assertTrue(Arrays.stream(thrown.get().getSuppressed()).anyMatch(s -> s.getMessage().contains(config.getThreadNamePrefix() + "0")),
+                Arrays.toString(thrown.get().getSuppressed()));
+        await().atMost(TestSchedulers.PATIENCE).untilAsserted(() -> TestSchedulers.assertNoThreadsLeft(config.getThreadNamePrefix()));
     }
 }
