@@ -85,9 +85,8 @@ public final class Scheduler implements AutoCloseable {
      * monitor thread that watches them ({@code <thread name prefix>monitor}, a daemon). The worker
      * threads are not daemons, like a {@code ThreadPoolExecutor}'s: a scheduler nobody closes keeps
      * the JVM running, even after {@code main} ended with an exception or an
-     * {@code OutOfMemoryError}. Close it in a {@code finally} or try-with-resources block. (Made on a
-     * daemon thread, a scheduler's worker threads are daemons too, as any {@link Thread} inherits its
-     * maker's status; the JVM may then exit with tasks still queued.)
+     * {@code OutOfMemoryError}. Close it in a {@code finally} or try-with-resources block, or, for a
+     * scheduler that lives as long as the JVM, make them daemons ({@link Config#setDaemon}).
      *
      * <p>If the constructor fails after it has started some worker threads (the affinity policy
      * throws for a later worker, or the JVM cannot create another thread), it stops and joins the
@@ -594,6 +593,7 @@ public final class Scheduler implements AutoCloseable {
         private Duration spinDuration = Duration.ofMillis(1);
         private Thread.UncaughtExceptionHandler uncaughtExceptionHandler;
         private String threadNamePrefix = "marl-worker-";
+        private boolean daemon;
         private Affinity.Policy affinityPolicy;
         /** The default policy factory, one instance, so toString() can tell it from a custom one. */
         private static final Supplier<? extends SchedulingPolicy> DEFAULT_POLICY = FifoPolicy::new;
@@ -689,6 +689,31 @@ public final class Scheduler implements AutoCloseable {
         public Config setThreadNamePrefix(String prefix) {
             this.threadNamePrefix = Objects.requireNonNull(prefix, "thread name prefix must not be null");
             return this;
+        }
+
+        /**
+         * setDaemon(daemon) makes the worker threads daemons, or not (the default, as a
+         * {@code ThreadPoolExecutor}'s; Reactor's {@code Schedulers.newParallel(name, n, daemon)}
+         * offers the same choice). Daemon workers do not keep the JVM alive: for a scheduler that
+         * lives as long as the application and is never closed, at the price that the JVM may exit
+         * with tasks still queued or fibers suspended. Whatever this says, the thread that creates
+         * the scheduler does not pass its own status on.
+         *
+         * @param daemon whether the worker threads are daemons
+         * @return this config
+         */
+        public Config setDaemon(boolean daemon) {
+            this.daemon = daemon;
+            return this;
+        }
+
+        /**
+         * isDaemon() returns whether the worker threads are daemons (false unless set).
+         *
+         * @return whether the worker threads are daemons
+         */
+        public boolean isDaemon() {
+            return daemon;
         }
 
         /**
@@ -831,7 +856,7 @@ public final class Scheduler implements AutoCloseable {
         @Override
         public String toString() {
             return "Scheduler.Config[workerThreads=" + workerThreadCount + ", spin=" + spinDuration
-                    + ", threadNamePrefix=" + threadNamePrefix + ", blockingTaskThreshold=" + blockingTaskThreshold
+                    + ", threadNamePrefix=" + threadNamePrefix + ", daemon=" + daemon + ", blockingTaskThreshold=" + blockingTaskThreshold
                     + ", initializer=" + (workerThreadInitializer == null ? "none" : "custom")
                     + ", uncaughtExceptionHandler=" + (uncaughtExceptionHandler == null ? "default" : "custom")
                     + ", affinity=" + (affinityPolicy == null ? "none" : "custom")
@@ -845,6 +870,7 @@ public final class Scheduler implements AutoCloseable {
             c.spinDuration = spinDuration;
             c.uncaughtExceptionHandler = uncaughtExceptionHandler;
             c.threadNamePrefix = threadNamePrefix;
+            c.daemon = daemon;
             c.affinityPolicy = affinityPolicy;
             c.schedulingPolicy = schedulingPolicy;
             c.blockingTaskThreshold = blockingTaskThreshold;

@@ -201,7 +201,7 @@ final class Worker implements Runnable {
      * (null: not pinned) before anything else. Called by the Scheduler's constructor.
      */
     void start(String name, Affinity affinity) {
-        thread = new WorkerThread(this, name, () -> runThread(affinity));
+        thread = new WorkerThread(this, name, scheduler.config().isDaemon(), () -> runThread(affinity));
         thread.start();
     }
 

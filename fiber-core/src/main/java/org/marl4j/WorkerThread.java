@@ -4,8 +4,11 @@ package org.marl4j;
 final class WorkerThread extends Thread {
     final Worker worker;
 
-    WorkerThread(Worker worker, String name, Runnable body) {
+    WorkerThread(Worker worker, String name, boolean daemon, Runnable body) {
         super(null, body, name);
+        // Set either way: a Thread inherits its maker's status, and a scheduler made on a daemon
+        // thread would otherwise get daemon workers (ThreadPoolExecutor's default factory resets it too).
+        setDaemon(daemon);
         this.worker = worker;
     }
 }

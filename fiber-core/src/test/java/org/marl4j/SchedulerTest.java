@@ -32,10 +32,31 @@ class SchedulerTest {
 
     // ------------------------------------------------------------------ life cycle and binding
 
+    /**
+     * Worker threads are not daemons unless Config.setDaemon(true) says so, whatever the thread
+     * that makes the scheduler is: a Thread inherits its maker's daemon status, so a scheduler made
+     * on a daemon thread used to get daemon workers, and the JVM could exit under their tasks.
+     */
+    @ParameterizedTest1to8
+    void workerThreads_areDaemonsOnlyIfConfigured_evenWhenMadeOnADaemonThread(int workers) throws Exception {
+        for (boolean daemon : new boolean[] {false, true}) {
+            AtomicReference<Scheduler> made = new AtomicReference<>();
+            Thread maker = TestSchedulers.startThread("daemon-maker",
+                    () -> made.set(new Scheduler(TestSchedulers.config(workers).setDaemon(daemon))));
+            maker.join(TestSchedulers.PATIENCE.toMillis());
+            assertTrue(maker.isDaemon());
+            try (Scheduler scheduler = made.get()) {
+                for (int i = 0; i < workers; i++) {
+                    assertEquals(daemon, scheduler.worker(i).thread().isDaemon(), "worker " + i + ", daemon=" + daemon);
+                }
+            }
+        }
+    }
+
     @Test
     void config_toString_namesEverySetting() {
         String defaults = new Scheduler.Config().toString();
-        assertEquals("Scheduler.Config[workerThreads=0, spin=PT0.001S, threadNamePrefix=marl-worker-, "
+        assertEquals("Scheduler.Config[workerThreads=0, spin=PT0.001S, threadNamePrefix=marl-worker-, daemon=false, "
                 + "blockingTaskThreshold=PT0.1S, initializer=none, uncaughtExceptionHandler=default, affinity=none, "
                 + "schedulingPolicy=FifoPolicy]", defaults);
         String custom = new Scheduler.Config().setWorkerThreadCount(2).setSchedulingPolicy(PriorityPolicy::new)

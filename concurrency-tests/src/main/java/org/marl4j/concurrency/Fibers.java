@@ -36,10 +36,12 @@ final class Fibers {
         return ok && System.nanoTime() - start < LOST.toNanos();
     }
 
+    // Never closed: daemon workers, so each forked test VM exits by itself (jcstress otherwise
+    // reports the live worker as a stale thread and forces the exit).
     private static final Scheduler BOUND = new Scheduler(new Scheduler.Config()
-            .setWorkerThreadCount(0).setThreadNamePrefix("jcstress-bound-"));
+            .setWorkerThreadCount(0).setThreadNamePrefix("jcstress-bound-").setDaemon(true));
     private static final Scheduler ONE_WORKER = new Scheduler(new Scheduler.Config()
-            .setWorkerThreadCount(1).setThreadNamePrefix("jcstress-worker-"));
+            .setWorkerThreadCount(1).setThreadNamePrefix("jcstress-worker-").setDaemon(true));
 
     private Fibers() {}
 
