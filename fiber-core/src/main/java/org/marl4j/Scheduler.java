@@ -520,7 +520,14 @@ public final class Scheduler implements AutoCloseable {
      */
     void initializeWorkerThread(int workerId, Affinity affinity) {
         if (affinity != null) {
-            affinity.applyToCurrentThread(); // logs rather than throws where pinning fails
+            try {
+                affinity.applyToCurrentThread(); // logs rather than throws where pinning fails
+            } catch (Throwable t) {
+                // An Error from the native backend (its class failing to initialize, say) must not
+                // kill the thread before its loop, stranding the tasks queued on it: report it, and
+                // the worker runs unpinned.
+                reportUncaught(t);
+            }
         }
         if (config.workerThreadInitializer != null) {
             try {
