@@ -380,6 +380,8 @@ public final class Scheduler implements AutoCloseable {
      * isClosed() returns whether {@link #close()} (or {@link #close(Duration)}) has begun. From then
      * on the scheduler accepts new tasks only from its own tasks and bound threads, and no new
      * {@link #bind()}; it may still be running the tasks it accepted before, which close() waits for.
+     * (A close() called on a bound thread first unbinds that thread, running the tasks queued on it:
+     * isClosed() turns true once that is done.)
      *
      * @return whether close has begun
      */
