@@ -237,21 +237,6 @@ public final class Affinity implements Iterable<Integer> {
         return NativeAffinity.setCurrentThread(cpus);
     }
 
-    /**
-     * applyToCurrentThread(policy, workerId) applies {@code policy.get(workerId)} to the calling
-     * thread. (A Scheduler asks the policy on its constructing thread and pins each worker thread
-     * to the answer as it starts, so that a policy that throws fails the constructor.) Returns whether the thread was pinned; see {@link #applyToCurrentThread()}. A
-     * custom policy that returns null or an empty affinity leaves the thread unchanged.
-     *
-     * @throws IllegalArgumentException if workerId is negative
-     */
-    static boolean applyToCurrentThread(Policy policy, int workerId) {
-        Objects.requireNonNull(policy, "policy");
-        checkWorkerId(workerId);
-        Affinity affinity = policy.get(workerId);
-        return affinity != null && affinity.applyToCurrentThread();
-    }
-
     private static Affinity sorted(int[] cpus) {
         if (cpus.length == 0) {
             return EMPTY;

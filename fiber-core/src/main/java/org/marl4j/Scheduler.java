@@ -131,8 +131,8 @@ public final class Scheduler implements AutoCloseable {
                 monitor.start();
             }
         } catch (Throwable t) {
-            // The worker threads already started are not daemons: left running, they would keep
-            // the JVM alive, and nobody holds this scheduler to close it.
+            // Nobody holds this scheduler to close it: the worker threads already started would run
+            // for ever, and (unless configured as daemons) keep the JVM alive.
             closing.abandonStart(t);
             throw t;
         }

@@ -137,7 +137,6 @@ class AffinityTest {
         var get = assertThrows(IllegalArgumentException.class, () -> policy.get(-1));
         assertTrue(get.getMessage().contains("-1"), get.getMessage());
         assertThrows(IllegalArgumentException.class, () -> Affinity.Policy.anyOf(Affinity.of(0)).get(-2));
-        assertThrows(IllegalArgumentException.class, () -> Affinity.applyToCurrentThread(policy, -5));
     }
 
     @Test
@@ -163,7 +162,7 @@ class AffinityTest {
         for (int worker = 0; worker < all.count() + 1; worker++) {
             int id = worker;
             Affinity pinned = onFreshThread(() -> {
-                assertTrue(Affinity.applyToCurrentThread(policy, id));
+                assertTrue(policy.get(id).applyToCurrentThread());
                 return Affinity.ofCurrentThread();
             });
             assertEquals(Affinity.of(all.cpu(worker % all.count())), pinned, "worker " + worker);
@@ -175,9 +174,9 @@ class AffinityTest {
         assumeTrue(Affinity.isSupported(), NativeAffinity::unsupportedReason);
         Affinity all = Affinity.all();
         Affinity widened = onFreshThread(() -> {
-            assertTrue(Affinity.applyToCurrentThread(Affinity.Policy.oneOf(all), 0));
+            assertTrue(Affinity.Policy.oneOf(all).get(0).applyToCurrentThread());
             assertEquals(1, Affinity.ofCurrentThread().count());
-            assertTrue(Affinity.applyToCurrentThread(Affinity.Policy.anyOf(all), 0));
+            assertTrue(Affinity.Policy.anyOf(all).get(0).applyToCurrentThread());
             return Affinity.ofCurrentThread();
         });
         assertEquals(all, widened);
@@ -204,7 +203,7 @@ class AffinityTest {
         List<LogRecord> records = captureAffinityLog(() -> {
             Affinity unchanged = onFreshThread(() -> {
                 Affinity initial = Affinity.ofCurrentThread();
-                assertFalse(Affinity.applyToCurrentThread(Affinity.Policy.oneOf(Affinity.of(absent)), 0));
+                assertFalse(Affinity.Policy.oneOf(Affinity.of(absent)).get(0).applyToCurrentThread());
                 assertEquals(initial, Affinity.ofCurrentThread());
                 return initial;
             });
@@ -214,9 +213,8 @@ class AffinityTest {
     }
 
     @Test
-    void apply_isANoOp_onEmptyOrNullAffinity_andOnVirtualThreads() throws Exception {
+    void apply_isANoOp_onEmptyAffinity_andOnVirtualThreads() throws Exception {
         assertFalse(Affinity.of().applyToCurrentThread());
-        assertFalse(Affinity.applyToCurrentThread(worker -> null, 0));
         AtomicReference<Boolean> applied = new AtomicReference<>();
         Thread virtual = Thread.ofVirtual().start(() -> applied.set(Affinity.of(0).applyToCurrentThread()));
         virtual.join();
@@ -229,7 +227,7 @@ class AffinityTest {
         Affinity all = Affinity.all();
         Affinity.Policy lastCpu = worker -> Affinity.of(all.cpu(all.count() - 1));
         Affinity pinned = onFreshThread(() -> {
-            assertTrue(Affinity.applyToCurrentThread(lastCpu, 7));
+            assertTrue(lastCpu.get(7).applyToCurrentThread());
             return Affinity.ofCurrentThread();
         });
         assertEquals(lastCpu.get(7), pinned);
