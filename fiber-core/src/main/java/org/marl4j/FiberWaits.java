@@ -320,15 +320,42 @@ final class FiberWaits {
     private void switchAway(Fiber fiber) {
         worker.suspended.add(fiber); // before the yield: the fiber is listed whenever a dumper holds the lock
         keepInterrupt(fiber);
+        // A continuation fiber is made running again by the trampoline that resumes it
+        // (resumed(fiber), before it mounts the continuation), not here after the yield: whatever this
+        // frame still needs after the yield is live across it, so it is in every suspended fiber's
+        // stack chunk (see Memory above).
+        if (fiber.isMain() || !FiberContinuation.suspend()) {
+            switchAwayInPlace(fiber);
+        }
+    }
+
+    /**
+     * switchAwayInPlace(fiber) is {@link #switchAway}'s wait for a fiber whose continuation is not
+     * unmounted: the main fiber (its thread runs the trampoline until it is picked) or a pinned one
+     * (it blocks the thread); then it is made running again. Called and returns with lock held.
+     */
+    @GuardedBy("lock")
+    private void switchAwayInPlace(Fiber fiber) {
         if (fiber.isMain()) {
             worker.trampoline();
-        } else if (!FiberContinuation.suspend()) {
+        } else {
             PinnedWait.block(worker, fiber);
         }
+        resumed(fiber);
+        work.progressed();
+    }
+
+    /**
+     * resumed(fiber) makes a woken fiber, about to continue after its yield, running again: its
+     * interrupt status back on the thread, off the suspended list, QUEUED to RUNNING. Called with
+     * lock held on the fiber's worker thread, by the trampoline just before it resumes a
+     * continuation fiber, or by the fiber itself after an in-place wait.
+     */
+    @GuardedBy("lock")
+    void resumed(Fiber fiber) {
         restoreInterrupt(fiber);
         worker.suspended.remove(fiber);
         fiber.changeState(Fiber.State.QUEUED, Fiber.State.RUNNING);
-        work.progressed();
     }
 
     /**

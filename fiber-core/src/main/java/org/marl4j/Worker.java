@@ -297,6 +297,9 @@ final class Worker implements Runnable {
             }
             current = next;
             work.progressed();
+            if (next.state == Fiber.State.QUEUED) {
+                waits.resumed(next); // a fiber woken in a wait (an idle one is RUNNING already)
+            }
             next.continuation.resume();
             current = main;
             if (drained) {
