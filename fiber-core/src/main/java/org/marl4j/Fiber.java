@@ -122,7 +122,7 @@ public final class Fiber extends Waiter {
     /** True from a wake() that pushed this fiber onto its worker's inbox until the owner takes it off. */
     volatile boolean inInbox;
     /**
-     * PINNED, RELOCKING, INTERRUPTED and WAITER_TAKEN bits, written by the worker's thread only (one
+     * PINNED, RELOCKING, INTERRUPTED, WAITER_TAKEN and RESUMES_UNLOCKED bits, written by the worker's thread only (one
      * byte: a Fiber is 64 bytes, with not one byte to spare).
      */
     private byte flags;
@@ -138,6 +138,11 @@ public final class Fiber extends Waiter {
      * Read and written by the fiber itself only.
      */
     private static final byte WAITER_TAKEN = 8;
+    /**
+     * Set from the trampoline's {@link FiberWaits#parkYielded} until it resumes the fiber: the fiber
+     * parked without the worker lock and goes on without it.
+     */
+    private static final byte RESUMES_UNLOCKED = 16;
     /**
      * How many {@link FiberCancellation}s open on this fiber are cancelled: while non-zero, every
      * wait of the fiber throws {@link FiberCancelledException}. Written under worker.lock (by
@@ -220,6 +225,20 @@ public final class Fiber extends Waiter {
         boolean interrupted = (flags & INTERRUPTED) != 0;
         flags = (byte) (flags & ~INTERRUPTED);
         return interrupted;
+    }
+
+    /** setResumesUnlocked(true) marks a fiber parked without the worker lock; the worker's thread only. */
+    void setResumesUnlocked(boolean unlocked) {
+        flags = (byte) (unlocked ? flags | RESUMES_UNLOCKED : flags & ~RESUMES_UNLOCKED);
+    }
+
+    /** takeResumesUnlocked() is whether the fiber resumes without the worker lock, and forgets it; the worker's thread only. */
+    boolean takeResumesUnlocked() {
+        boolean unlocked = (flags & RESUMES_UNLOCKED) != 0;
+        if (unlocked) {
+            flags = (byte) (flags & ~RESUMES_UNLOCKED);
+        }
+        return unlocked;
     }
 
     /** isMain() is whether this is a worker's main fiber: its thread's own stack, not a continuation. */

@@ -196,6 +196,28 @@ final class FiberWaits {
      */
     @Excludes("lock")
     void park(Fiber fiber, Waiter waiter) {
+        if (fiber.isMain() || (FlightRecording.started() && FiberSuspendEvent.isTurnedOn())) {
+            parkLocked(fiber, waiter);
+            return;
+        }
+        // Yields without the worker lock: the trampoline takes it and decides (parkYielded), so that
+        // the lock's code and the suspend's bookkeeping are not in this fiber's frames (see Memory).
+        worker.parking = waiter;
+        if (!FiberContinuation.suspend()) {
+            worker.parking = null; // pinned: the trampoline did not run; wait the usual way
+            parkLocked(fiber, waiter);
+            return;
+        }
+        // Resumed by the trampoline, without the lock: notified, woken, or cancelled. The cancellation
+        // that woke it was written under the lock, which the trampoline took and released since.
+        if (waitsCancelled(fiber)) {
+            throw cancellation(fiber);
+        }
+    }
+
+    /** parkLocked(fiber, waiter) is {@link #park(Fiber, Waiter)} with the worker lock taken by the fiber. */
+    @Excludes("lock")
+    private void parkLocked(Fiber fiber, Waiter waiter) {
         lock.lock();
         try {
             if (!waiter.notified) {
@@ -204,6 +226,29 @@ final class FiberWaits {
         } finally {
             lock.unlock();
         }
+    }
+
+    /**
+     * parkYielded(fiber, waiter) is the worker's half of {@link #park(Fiber, Waiter)}: the fiber has
+     * yielded, RUNNING, without the lock, and the trampoline has taken the lock back. If the waiter
+     * has been notified meanwhile (or the fiber's waits are cancelled), the fiber is to resume at
+     * once: returns true, and it stays RUNNING. Otherwise it is suspended (YIELDED), as
+     * {@link #suspend} does, for a wake to queue it. No wake-up is lost: a notifier sets
+     * {@code notified} before it wakes the fiber, and a wake takes this lock (or goes through the
+     * inbox, which the owner drains under it later), so it either comes before this check, which
+     * then sees the flag, or finds the fiber suspended. Either way the fiber resumes without the
+     * lock ({@link Fiber#resumesUnlocked}). Called with lock held, on the worker's thread.
+     */
+    @GuardedBy("lock")
+    boolean parkYielded(Fiber fiber, Waiter waiter) {
+        fiber.setResumesUnlocked(true);
+        if (waiter.notified || waitsCancelled(fiber)) {
+            return true;
+        }
+        fiber.changeState(Fiber.State.RUNNING, Fiber.State.YIELDED);
+        worker.suspended.add(fiber);
+        keepInterrupt(fiber);
+        return false;
     }
 
     /**

@@ -113,6 +113,11 @@ final class Worker implements Runnable {
      */
     volatile Thread ownerThread;
 
+    /**
+     * The waiter of the fiber that yields in {@link FiberWaits#park(Fiber, Waiter)} without the lock,
+     * for the trampoline to take once the yield returns; null otherwise. Its thread only.
+     */
+    Waiter parking;
     /** A ready fiber already taken from the policy, for the trampoline to resume next. */
     @GuardedBy("lock")
     private Fiber handoff;
@@ -300,8 +305,19 @@ final class Worker implements Runnable {
             if (next.state == Fiber.State.QUEUED) {
                 waits.resumed(next); // a fiber woken in a wait (an idle one is RUNNING already)
             }
+            if (next.takeResumesUnlocked()) {
+                lock.unlock(); // it parked without the lock (FiberWaits.park): it goes on without it
+            }
             next.continuation.resume();
             current = main;
+            Waiter waiter = parking;
+            if (waiter != null) { // it yielded in FiberWaits.park, without the lock
+                parking = null;
+                lock.lock();
+                if (waits.parkYielded(next, waiter)) {
+                    handoff = next; // notified meanwhile: it goes on at once
+                }
+            }
             if (drained) {
                 return; // shut down, with nothing queued and nothing blocked (an STW: unbind())
             }
