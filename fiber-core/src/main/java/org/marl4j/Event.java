@@ -425,7 +425,6 @@ public final class Event {
      * queue, passing on a notification a signaller had already taken it for.
      */
     private void awaitOnFiber(Fiber fiber) {
-        FiberWaits waits = fiber.worker.waits;
         while (true) {
             Waiter waiter;
             lock.lock();
@@ -434,13 +433,13 @@ public final class Event {
                     return;
                 }
                 waiter = fiber.waiterForWait();
-                waits.checkMaySuspend(fiber, lock);
+                fiber.worker.waits.checkMaySuspend(fiber, lock);
                 waiters.add(waiter);
             } finally {
                 lock.unlock();
             }
             try {
-                waits.park(fiber, waiter);
+                FiberWaits.park(fiber, waiter);
             } catch (RuntimeException | Error ended) { // a bounded close cancelled the wait
                 leave(waiter, true);
                 throw ended;

@@ -109,8 +109,13 @@ public final class Fiber extends Waiter {
     /** Where the fiber sits; changed only by {@link #changeState}. */
     @GuardedBy("worker.lock")
     State state;
-    /** Written under worker.lock; read by the fiber itself and by policies (under the lock). */
-    volatile int priority;
+    /**
+     * The fiber's number, from 1 per worker; 0 for a thread's main fiber (see {@link #id()}). Here,
+     * in the four bytes the priority took before it moved to the side object ({@link FiberTimer}),
+     * so that the continuation has room for its fiber (it is the fiber's future callback: see
+     * {@link FiberContinuation}).
+     */
+    private final int id;
 
     /** Links of the worker's intrusive list of suspended fibers ({@link SuspendedList}). */
     @GuardedBy("worker.lock")
@@ -153,42 +158,45 @@ public final class Fiber extends Waiter {
     @GuardedBy("worker.lock")
     byte cancelledScopes;
     /**
-     * This fiber's entry in its worker's deadline heap, made at its first wait with a timeout and
-     * kept for the next ones; null until then. Guarded by worker.lock.
+     * This fiber's side object: its entry in its worker's deadline heap, made at its first wait with
+     * a timeout, and its priority, made when the priority is first set to non-zero; kept for the
+     * fiber's life; null until then. Written under worker.lock; volatile, since {@link #priority()}
+     * reads it from any thread.
      *
      * <p>Why a side object: every suspended fiber is one of these objects, and most never wait with
-     * a timeout; the deadline and heap index (12 bytes) in the Fiber itself took it from 64 to 80
-     * bytes. The id that numbers the fiber lives in its continuation, which had room for it.
+     * a timeout nor run a task with a priority; the deadline and heap index (12 bytes) in the Fiber
+     * itself took it from 64 to 80 bytes, and the priority's 4 bytes now hold the id.
      */
     @GuardedBy("worker.lock")
-    private FiberTimer timer;
+    private volatile FiberTimer timer;
 
-    private Fiber(Worker worker) {
+    private Fiber(Worker worker, int id) {
         this.worker = worker;
+        this.id = id;
     }
 
     static Fiber main(Worker worker) {
-        Fiber fiber = new Fiber(worker);
+        Fiber fiber = new Fiber(worker, 0);
         fiber.state = State.RUNNING;
         return fiber;
     }
 
     /** sentinel(worker) makes the never-running head of worker's {@link SuspendedList}. */
     static Fiber sentinel(Worker worker) {
-        return new Fiber(worker);
+        return new Fiber(worker, 0);
     }
 
     /** create(worker, id) makes a fiber that runs worker's loop on a continuation of its own, numbered id (from 1). */
     static Fiber create(Worker worker, int id) {
-        Fiber fiber = new Fiber(worker);
-        fiber.continuation = new FiberContinuation(worker, id);
+        Fiber fiber = new Fiber(worker, id);
+        fiber.continuation = new FiberContinuation(worker, fiber);
         fiber.state = State.IDLE;
         return fiber;
     }
 
     /** id() is 0 for a thread's main fiber, else the fiber's number, from 1 per worker; for diagnostics. */
     int id() {
-        return continuation == null ? 0 : continuation.id;
+        return id;
     }
 
     /** pinned() is whether this fiber is pinned (see {@link PinnedWait}); read with worker.lock held. */
@@ -409,7 +417,22 @@ public final class Fiber extends Waiter {
      * @return the priority; higher runs sooner under {@link PriorityPolicy}
      */
     public int priority() {
-        return priority;
+        FiberTimer t = timer;
+        return t == null ? 0 : t.priority;
+    }
+
+    /**
+     * setPriorityLocked(priority) sets the priority; a zero one needs no side object. Called with
+     * worker.lock held.
+     */
+    @GuardedBy("worker.lock")
+    void setPriorityLocked(int priority) {
+        FiberTimer t = timer;
+        if (t != null) {
+            t.priority = priority;
+        } else if (priority != 0) {
+            timer().priority = priority;
+        }
     }
 
     /**

@@ -2,6 +2,8 @@ package org.marl4j;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.BiConsumer;
 
 /**
@@ -70,6 +72,57 @@ public final class FiberCallback implements BiConsumer<Object, Throwable>, Runna
         return new FiberCallback(fiber.waiterForCallback());
     }
 
+    /**
+     * awaitCompletion(future) suspends the current fiber until {@code future} is done, with no
+     * callback object of its own: the fiber's continuation, which it has anyway, is the future's
+     * {@code whenComplete} callback and wakes it; the fiber then reads the outcome from the future.
+     * A future already done is answered at once. Off a fiber it returns false at once, without
+     * waiting (the caller should then block its thread some other way). On a thread's main fiber
+     * (a bound thread) it waits through a callback made for the wait, as
+     * {@link #forCurrentFiber()}'s.
+     *
+     * <p>What it leaves on the future: one {@code whenComplete} callback, as for
+     * {@code future.whenComplete(callback)}. If the wait is cancelled before the future completes,
+     * the later completion wakes the fiber spuriously, which ends none of its waits (every fiber wait
+     * looks at its own condition again when woken, see {@link Fiber#wake()}).
+     *
+     * <pre>{@code
+     * if (future.isDone() || FiberCallback.awaitCompletion(future)) {
+     *     return future.resultNow();             // or however the outcome is read
+     * }
+     * return future.join();                       // not on a fiber
+     * }</pre>
+     *
+     * @param future the future to wait for: a {@link CompletableFuture} whose {@code isDone()} and
+     *     {@code whenComplete} behave as the JDK's (not one from {@code minimalCompletionStage()})
+     * @return true once the future is done; false, at once, off a fiber
+     * @throws IllegalStateException if the fiber may not suspend: it holds a monitor or a
+     *     thread-owned lock (with the scheduler's lock check on)
+     * @throws FiberCancelledException if the fiber's waits are cancelled (a bounded close of its
+     *     scheduler, or a {@link FiberCancellation})
+     * @throws NullPointerException if future is null
+     */
+    public static boolean awaitCompletion(CompletableFuture<?> future) {
+        Objects.requireNonNull(future, "future must not be null");
+        Fiber fiber = Fiber.current();
+        if (fiber == null) {
+            return false;
+        }
+        if (future.isDone()) {
+            return true;
+        }
+        fiber.worker.waits.checkMaySuspend(fiber, null);
+        if (fiber.isMain()) { // a bound thread's own stack: no continuation to be the callback
+            FiberCallback callback = new FiberCallback(fiber.waiterForCallback());
+            future.whenComplete(callback);
+            callback.await();
+            return true;
+        }
+        future.whenComplete(fiber.continuation);
+        FiberWaits.awaitDone(fiber, future);
+        return true;
+    }
+
     /** run() resumes the fiber (or lets its {@link #await()} return at once). Any thread may call it. */
     @Override
     public void run() {
@@ -104,6 +157,6 @@ public final class FiberCallback implements BiConsumer<Object, Throwable>, Runna
             throw new IllegalStateException("a FiberCallback can be awaited only by the fiber that made it ("
                     + fiber + "), not on " + Thread.currentThread().getName() + " (fiber " + Fiber.current() + ")");
         }
-        fiber.worker.waits.awaitNotified(fiber, w);
+        FiberWaits.awaitNotified(fiber, w);
     }
 }

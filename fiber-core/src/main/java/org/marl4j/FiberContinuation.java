@@ -1,5 +1,6 @@
 package org.marl4j;
 
+import java.util.function.BiConsumer;
 import jdk.internal.vm.Continuation;
 import jdk.internal.vm.ContinuationScope;
 
@@ -14,16 +15,28 @@ import jdk.internal.vm.ContinuationScope;
  * <p>A yield that the JVM cannot perform (the fiber's stack holds a native frame or a class
  * initializer, or on older JDKs a monitor) does not throw: {@link #onPinned} records nothing and
  * {@link #suspend()} returns {@code false}, so the caller can fall back to blocking the thread.
+ *
+ * <p>It is also its fiber's callback for a {@code CompletableFuture} the fiber awaits
+ * ({@link FiberCallback#awaitCompletion}): {@link #accept} wakes the fiber, which then checks the
+ * future itself. So an await allocates no callback of its own (16 bytes a suspended fiber). A run
+ * that comes after the wait ended (it was cancelled) is a spurious wake, which every wait of a fiber
+ * ignores (see {@link Fiber#wake()}).
  */
-final class FiberContinuation extends Continuation {
+final class FiberContinuation extends Continuation implements BiConsumer<Object, Throwable> {
     private static final ContinuationScope SCOPE = new ContinuationScope("marl4j");
 
-    /** The fiber's number (see Fiber.id()): kept here, where it fits in the object's padding, not in the Fiber. */
-    final int id;
+    /** The fiber this continuation runs: in the four bytes of padding that its number took before. */
+    final Fiber fiber;
 
-    FiberContinuation(Runnable body, int id) {
+    FiberContinuation(Runnable body, Fiber fiber) {
         super(SCOPE, body);
-        this.id = id;
+        this.fiber = fiber;
+    }
+
+    /** accept(value, failure) wakes the fiber: a future's whenComplete callback. Any thread. */
+    @Override
+    public void accept(Object value, Throwable failure) {
+        fiber.wake();
     }
 
     /** resume() runs this continuation on the calling thread until it suspends or finishes. */

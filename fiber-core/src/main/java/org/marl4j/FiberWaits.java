@@ -2,6 +2,7 @@ package org.marl4j;
 
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.Lock;
 import java.util.function.BooleanSupplier;
 
@@ -195,23 +196,73 @@ final class FiberWaits {
      * has been notified meanwhile, and returns with no lock held.
      */
     @Excludes("lock")
-    void park(Fiber fiber, Waiter waiter) {
+    static void park(Fiber fiber, Waiter waiter) {
+        if (!suspend(fiber, waiter, 0)) {
+            fiber.worker.waits.parkLocked(fiber, waiter);
+        }
+    }
+
+    /**
+     * The {@link Worker#parking} mark of a wait on the wake epoch ({@link #awaitDone}): the fiber is
+     * to stay suspended unless its epoch has moved from {@link Worker#parkingEpoch}. Never queued
+     * nor notified.
+     */
+    static final Waiter EPOCH_WAIT = new Waiter.ThreadWaiter(null);
+
+    /**
+     * suspend(fiber, mark, epoch) is the fiber's half of an untimed park without the worker lock:
+     * it leaves the worker what to check (mark: the waiter, whose {@code notified} flag ends the wait,
+     * or {@link #EPOCH_WAIT} and the epoch the fiber read) and yields; the trampoline takes the lock
+     * and decides ({@link #parkYielded}). So the lock's code and the suspend's bookkeeping are not
+     * in this fiber's frames, and, the method being static and reaching the worker through the
+     * fiber, nothing of it but the fiber is live across the yield (see Memory). Returns true once
+     * the fiber has been resumed (notified, woken or cancelled: it throws if cancelled, as
+     * {@link #suspend(Fiber, boolean, long)} does); false, without having suspended, if the fiber must wait the locked way:
+     * a thread's main fiber, a JFR recording that wants {@link FiberSuspendEvent}, or a pinned yield.
+     * Named as the locked {@link #suspend(Fiber, boolean, long)} (marl's {@code Worker::suspend}): a
+     * fiber dump ({@link SuspendedFiber}) starts at the deepest {@code FiberWaits.suspend}.
+     */
+    @Excludes("lock")
+    private static boolean suspend(Fiber fiber, Waiter mark, int epoch) {
         if (fiber.isMain() || (FlightRecording.started() && FiberSuspendEvent.isTurnedOn())) {
-            parkLocked(fiber, waiter);
-            return;
+            return false;
         }
-        // Yields without the worker lock: the trampoline takes it and decides (parkYielded), so that
-        // the lock's code and the suspend's bookkeeping are not in this fiber's frames (see Memory).
-        worker.parking = waiter;
+        fiber.worker.parkingEpoch = epoch;
+        fiber.worker.parking = mark;
         if (!FiberContinuation.suspend()) {
-            worker.parking = null; // pinned: the trampoline did not run; wait the usual way
-            parkLocked(fiber, waiter);
-            return;
+            fiber.worker.parking = null; // pinned: the trampoline did not run
+            return false;
         }
-        // Resumed by the trampoline, without the lock: notified, woken, or cancelled. The cancellation
-        // that woke it was written under the lock, which the trampoline took and released since.
-        if (waitsCancelled(fiber)) {
-            throw cancellation(fiber);
+        // Resumed by the trampoline, without the lock. The cancellation that woke it was written
+        // under the lock, which the trampoline took and released since, on this thread.
+        FiberWaits waits = fiber.worker.waits;
+        if (waits.waitsCancelled(fiber)) {
+            throw waits.cancellation(fiber);
+        }
+        return true;
+    }
+
+    /**
+     * awaitDone(fiber, future) suspends {@code fiber} (the current one, whose refusal checks the
+     * caller ran) until {@code future} is done; the caller has registered the fiber's continuation
+     * as the future's callback, which wakes the fiber ({@link FiberContinuation#accept}). The wait
+     * is on the wake epoch, as {@link #await(Fiber, BooleanSupplier)}'s: the epoch is read before
+     * isDone(), so a completion that isDone() misses wakes the fiber after that read, and the
+     * trampoline sees the epoch moved or finds the fiber suspended. Other wakes suspend it again.
+     */
+    @Excludes("lock")
+    static void awaitDone(Fiber fiber, CompletableFuture<?> future) {
+        while (true) {
+            int epoch = fiber.wakeEpoch;
+            if (future.isDone()) {
+                return;
+            }
+            if (!suspend(fiber, EPOCH_WAIT, epoch)) {
+                // A JFR recording or a pinned yield: the whole wait the locked way, its epoch read
+                // anew (so nothing but fiber and future is live across the yield above).
+                fiber.worker.waits.await(fiber, future::isDone);
+                return;
+            }
         }
     }
 
@@ -229,20 +280,22 @@ final class FiberWaits {
     }
 
     /**
-     * parkYielded(fiber, waiter) is the worker's half of {@link #park(Fiber, Waiter)}: the fiber has
+     * parkYielded(fiber, waiter) is the worker's half of {@link #suspend(Fiber, Waiter, int)}: the fiber has
      * yielded, RUNNING, without the lock, and the trampoline has taken the lock back. If the waiter
-     * has been notified meanwhile (or the fiber's waits are cancelled), the fiber is to resume at
+     * has been notified meanwhile (for {@link #EPOCH_WAIT}: the fiber's wake epoch has moved), or
+     * the fiber's waits are cancelled, the fiber is to resume at
      * once: returns true, and it stays RUNNING. Otherwise it is suspended (YIELDED), as
      * {@link #suspend} does, for a wake to queue it. No wake-up is lost: a notifier sets
      * {@code notified} before it wakes the fiber, and a wake takes this lock (or goes through the
      * inbox, which the owner drains under it later), so it either comes before this check, which
-     * then sees the flag, or finds the fiber suspended. Either way the fiber resumes without the
+     * then sees the flag (the epoch a wake bumps, likewise), or finds the fiber suspended. Either way the fiber resumes without the
      * lock ({@link Fiber#resumesUnlocked}). Called with lock held, on the worker's thread.
      */
     @GuardedBy("lock")
     boolean parkYielded(Fiber fiber, Waiter waiter) {
         fiber.setResumesUnlocked(true);
-        if (waiter.notified || waitsCancelled(fiber)) {
+        boolean woken = waiter == EPOCH_WAIT ? fiber.wakeEpoch != worker.parkingEpoch : waiter.notified;
+        if (woken || waitsCancelled(fiber)) {
             return true;
         }
         fiber.changeState(Fiber.State.RUNNING, Fiber.State.YIELDED);
@@ -260,7 +313,7 @@ final class FiberWaits {
      * {@link #park(Fiber, Waiter)}: every live value here is in every suspended fiber's stack chunk.
      */
     @Excludes("lock")
-    void awaitNotified(Fiber fiber, Waiter waiter) {
+    static void awaitNotified(Fiber fiber, Waiter waiter) {
         try {
             while (!waiter.notified) {
                 park(fiber, waiter);
@@ -301,7 +354,7 @@ final class FiberWaits {
             if (work.num() == 0) {
                 return;
             }
-            work.addTask(new Task(fiber::wake, true, fiber.priority));
+            work.addTask(new Task(fiber::wake, true, fiber.priority()));
             suspend(fiber, false, 0);
         } finally {
             lock.unlock();

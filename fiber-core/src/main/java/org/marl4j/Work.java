@@ -275,7 +275,7 @@ final class Work {
     void setPriority(Fiber fiber, int priority) {
         lock.lock();
         try {
-            fiber.priority = priority;
+            fiber.setPriorityLocked(priority);
             if (fiber.state == Fiber.State.QUEUED) {
                 policy.propertyChanged(fiber);
             }

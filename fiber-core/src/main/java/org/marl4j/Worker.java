@@ -114,10 +114,12 @@ final class Worker implements Runnable {
     volatile Thread ownerThread;
 
     /**
-     * The waiter of the fiber that yields in {@link FiberWaits#park(Fiber, Waiter)} without the lock,
+     * The waiter (or {@link FiberWaits#EPOCH_WAIT}) of the fiber that yields to park without the lock (FiberWaits.suspend(Fiber, Waiter, int)),
      * for the trampoline to take once the yield returns; null otherwise. Its thread only.
      */
     Waiter parking;
+    /** With {@link FiberWaits#EPOCH_WAIT} in {@link #parking}: the wake epoch the parking fiber read. Its thread only. */
+    int parkingEpoch;
     /** A ready fiber already taken from the policy, for the trampoline to resume next. */
     @GuardedBy("lock")
     private Fiber handoff;
@@ -306,12 +308,12 @@ final class Worker implements Runnable {
                 waits.resumed(next); // a fiber woken in a wait (an idle one is RUNNING already)
             }
             if (next.takeResumesUnlocked()) {
-                lock.unlock(); // it parked without the lock (FiberWaits.park): it goes on without it
+                lock.unlock(); // it parked without the lock (FiberWaits.suspend(Fiber, Waiter, int)): it goes on without it
             }
             next.continuation.resume();
             current = main;
             Waiter waiter = parking;
-            if (waiter != null) { // it yielded in FiberWaits.park, without the lock
+            if (waiter != null) { // it yielded to park, without the lock (FiberWaits.suspend(Fiber, Waiter, int))
                 parking = null;
                 lock.lock();
                 if (waits.parkYielded(next, waiter)) {
@@ -414,8 +416,8 @@ final class Worker implements Runnable {
                 Fiber ready = work.takeReadyFiber();
                 if (ready == null) {
                     Task task = work.takeTask();
-                    if (self.priority != task.priority()) {
-                        self.priority = task.priority();
+                    if (self.priority() != task.priority()) {
+                        self.setPriorityLocked(task.priority());
                     }
                     stats.tasksRun++; // counted here, under the lock, to keep the loop's frame small
                     work.progressed();

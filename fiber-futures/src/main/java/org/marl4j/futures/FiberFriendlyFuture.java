@@ -56,13 +56,8 @@ final class FiberFriendlyFuture<T> extends CompletableFuture<T> {
      * reads it as the JDK's join() or get() report it.
      */
     private void awaitOnFiber() {
-        if (isDone()) {
-            return;
-        }
-        FiberCallback callback = FiberCallback.forCurrentFiber();
-        if (callback != null) {
-            whenComplete(callback);
-            callback.await();
+        if (!isDone()) {
+            FiberCallback.awaitCompletion(this); // off a fiber: false at once, and the caller blocks as the JDK's
         }
     }
 }

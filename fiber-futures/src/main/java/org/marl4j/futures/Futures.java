@@ -71,16 +71,17 @@ public final class Futures {
         Objects.requireNonNull(stage, "stage must not be null");
         if (isPlainFuture(stage)) {
             CompletableFuture<T> future = (CompletableFuture<T>) stage;
-            if (future.isDone()) {
-                return resultOf(future);
-            }
-            FiberCallback callback = FiberCallback.forCurrentFiber();
-            if (callback != null) {
-                future.whenComplete(callback);
-                callback.await();
+            // On a fiber, its continuation is the future's callback (FiberCallback.awaitCompletion):
+            // the wait allocates nothing but the future's own completion node.
+            if (future.isDone() || FiberCallback.awaitCompletion(future)) {
                 return resultOf(future);
             }
         }
+        return awaitStage(stage);
+    }
+
+    /** awaitStage(stage) is {@link #await(CompletionStage)} for any stage but a plain future awaited on a fiber. */
+    private static <T> T awaitStage(CompletionStage<T> stage) {
         Fiber fiber = Fiber.current();
         if (fiber != null) {
             FiberAwait<T> wait = new FiberAwait<>(fiber); // the whole cost of a suspended await
