@@ -64,7 +64,8 @@ public final class Fiber extends Waiter {
      * from      to        when
      * IDLE      RUNNING   the trampoline picks an idle (or new) fiber to run the worker loop
      * RUNNING   IDLE      the worker loop hands the thread to a ready fiber and parks itself for reuse
-     * RUNNING   YIELDED   the fiber suspends without a deadline (FiberWaits.suspend)
+     * RUNNING   YIELDED   the fiber suspends without a deadline (FiberWaits.suspend, or for a fiber
+ *                     that parked without the lock, the trampoline: FiberWaits.parkYielded)
      * RUNNING   WAITING   the fiber suspends with a deadline, filed in the deadline heap
      * YIELDED   QUEUED    wake(), or cancellation by close(Duration)
      * WAITING   QUEUED    wake(), its deadline passed, or cancellation by close(Duration)

@@ -15,11 +15,24 @@ import java.util.function.BooleanSupplier;
  * <h2>Implementation overview</h2>
  *
  * <p><b>The worker lock across a suspend.</b> As in marl, the worker's {@code lock} is held across
- * fiber switches: {@link #suspend} is entered with it held, the fiber yields with it held, and the
- * fiber that the worker resumes next continues holding it (and releases it when it runs a task or
- * sleeps). A waker needs the worker lock ({@link Work#wake}), so it only ever sees a waiter before
- * it decided to suspend or once it is fully suspended. Waking a RUNNING or QUEUED fiber changes
- * no state, as in marl.
+ * fiber switches: {@link #suspend(Fiber, boolean, long)} is entered with it held, the fiber yields
+ * with it held, and the fiber that the worker resumes next continues holding it (and releases it
+ * when it runs a task or sleeps). A waker needs the worker lock ({@link Work#wake}), so it only ever
+ * sees a waiter before it decided to suspend or once it is fully suspended. Waking a RUNNING or
+ * QUEUED fiber changes no state, as in marl.
+ *
+ * <p><b>Parking without the lock.</b> The untimed waits of a fiber's own node
+ * ({@link #park(Fiber, Waiter)}: an {@link Event}, a {@link FiberCallback}) and of a future
+ * ({@link #awaitDone}) yield without taking the lock ({@link #suspend(Fiber, Waiter, int)}), leaving
+ * on the worker what ends the wait (the node, or the wake epoch the fiber read). The trampoline,
+ * back on the thread's own stack, takes the lock and does what the fiber would have done under it
+ * ({@link #parkYielded}): resume the fiber at once if the wait has ended meanwhile, else mark it
+ * YIELDED and list it. The fiber stays RUNNING until then, so a wake in between changes no state
+ * but bumps the epoch (or finds {@code notified} set), which the trampoline then sees; and the
+ * fiber resumes without the lock, which the trampoline releases for it. Why: the lock's code, the
+ * state change and the listing then run in the trampoline's frames, not the fiber's, so they are
+ * not in its stack chunk (see Memory). A main fiber (no continuation), a pinned yield and a JFR
+ * recording of {@link FiberSuspendEvent} take the locked way.
  *
  * <p><b>Lost wake-ups, and one departure from marl.</b> marl's waiter takes the worker lock
  * <em>before</em> releasing the user's lock, so no waker can slip in between. marl4j cannot: the

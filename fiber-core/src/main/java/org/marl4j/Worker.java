@@ -28,7 +28,9 @@ import java.util.ArrayDeque;
  * it runs it until the worker has drained, so its remaining tasks run on fibers too.
  *
  * <p><b>Lock hand-off.</b> As in marl, {@code lock} is held across fiber switches: a suspending
- * fiber yields with it held and the fiber resumed next continues holding it. User code never runs
+ * fiber yields with it held and the fiber resumed next continues holding it; except a fiber that
+ * parks without it ({@link FiberWaits#parkYielded}), for which the trampoline takes the lock once
+ * the yield returns and releases it just before resuming the fiber. User code never runs
  * with the lock held except a {@link SchedulingPolicy}, whose calls {@link Work} makes safe; a task
  * runs with the lock released and re-taken in {@code finally}. How a fiber suspends, and why no
  * wake-up is lost although the user's lock is released before the worker lock is taken, is
