@@ -33,17 +33,9 @@ import jdk.jfr.Threshold;
 @Description("A marl4j fiber suspended in a wait until it was resumed; the stack trace shows where it waited")
 @Threshold("20 ms")
 @Enabled(false)
-final class FiberSuspendEvent extends jdk.jfr.Event {
+final class FiberSuspendEvent extends WorkerEvent {
     /** Never committed: only asked isEnabled(), which reads no instance state. */
     private static final FiberSuspendEvent PROBE = new FiberSuspendEvent();
-
-    @Label("Scheduler")
-    @Description("The scheduler, as the start of its toString() names it: Scheduler@<identity hash in hex>")
-    String scheduler;
-
-    @Label("Worker Id")
-    @Description("The worker thread's id (0 to worker count - 1), or -1 for a thread bound with Scheduler.bind()")
-    int workerId;
 
     @Label("Fiber Id")
     @Description("The fiber's number within its worker; 0 is a bound thread's main fiber (the thread itself blocked)")
@@ -72,8 +64,7 @@ final class FiberSuspendEvent extends jdk.jfr.Event {
     void endAndCommit(Fiber fiber, boolean wasTimed) {
         end();
         if (shouldCommit()) {
-            scheduler = TaskRunEvent.schedulerName(fiber.worker.scheduler);
-            workerId = fiber.worker.id;
+            setWorker(fiber.worker);
             fiberId = fiber.id();
             timed = wasTimed;
             commit();

@@ -218,8 +218,7 @@ final class Monitor {
         if (!event.shouldCommit()) {
             return;
         }
-        event.scheduler = TaskRunEvent.schedulerName(scheduler);
-        event.workerId = worker.id;
+        event.setWorker(worker);
         event.workerThread = worker.thread().getName();
         event.heldFor = heldNanos;
         event.workerStack = worker.threadStack(Integer.MAX_VALUE);

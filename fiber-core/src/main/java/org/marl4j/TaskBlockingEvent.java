@@ -27,15 +27,7 @@ import jdk.jfr.Timespan;
 @Category({"marl4j"})
 @Description("A marl4j task held its worker thread without suspending for longer than the scheduler's blocking threshold")
 @StackTrace(false)
-final class TaskBlockingEvent extends jdk.jfr.Event {
-    @Label("Scheduler")
-    @Description("The scheduler, as the start of its toString() names it: Scheduler@<identity hash in hex>")
-    String scheduler;
-
-    @Label("Worker Id")
-    @Description("The worker thread's id (0 to worker count - 1)")
-    int workerId;
-
+final class TaskBlockingEvent extends WorkerEvent {
     @Label("Worker Thread")
     @Description("The name of the worker thread the task holds")
     String workerThread;

@@ -36,17 +36,9 @@ import jdk.jfr.StackTrace;
 @Description("A task run by a marl4j worker, from start to end, including time its fiber was suspended")
 @Enabled(false)
 @StackTrace(false)
-final class TaskRunEvent extends jdk.jfr.Event {
+final class TaskRunEvent extends WorkerEvent {
     /** Never committed: only asked isEnabled(), which reads no instance state. */
     private static final TaskRunEvent PROBE = new TaskRunEvent();
-
-    @Label("Scheduler")
-    @Description("The scheduler, as the start of its toString() names it: Scheduler@<identity hash in hex>")
-    String scheduler;
-
-    @Label("Worker Id")
-    @Description("The worker thread's id (0 to worker count - 1), or -1 for a thread bound with Scheduler.bind()")
-    int workerId;
 
     @Label("Task")
     @Description("The task's toString(): Task[<its Runnable>]")
@@ -71,16 +63,10 @@ final class TaskRunEvent extends jdk.jfr.Event {
     void endAndCommit(Worker worker, Task run) {
         end();
         if (shouldCommit()) {
-            scheduler = schedulerName(worker.scheduler);
-            workerId = worker.id;
+            setWorker(worker);
             task = describe(run);
             commit();
         }
-    }
-
-    /** schedulerName(s) is "Scheduler@" and its identity hash in hex, the stable start of s.toString() (which adds ", closed" later). */
-    static String schedulerName(Scheduler s) {
-        return "Scheduler@" + Integer.toHexString(System.identityHashCode(s));
     }
 
     /** describe(task) is task.toString(), which runs user code: a failure there must not reach the worker. */

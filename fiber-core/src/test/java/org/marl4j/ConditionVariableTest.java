@@ -286,10 +286,21 @@ class ConditionVariableTest {
 
     @ForEachWorkerCount
     void signalAll_releasesEveryWaiter_fibersAndPlainThreadsMixed(int workers) {
-        int fibers = 200;
-        int threads = 4;
+        assertOneSignalAllReleasesEveryWaiter(workers, 200, 4, (cv, lock, predicate) -> {
+            cv.await(lock, predicate);
+            return true;
+        });
+    }
+
+    /**
+     * assertOneSignalAllReleasesEveryWaiter(workers, fibers, threads, wait) runs, for each lock kind,
+     * that many waiters on fibers and on plain threads, each calling wait once under the lock with a
+     * predicate that turns true after all have started; then one signalAll() must end every wait with
+     * true, and none may end before it.
+     */
+    private static void assertOneSignalAllReleasesEveryWaiter(int workers, int fibers, int threads, ConditionWait wait) {
         for (LockKind kind : LockKind.values()) {
-            AtomicInteger released = new AtomicInteger();
+            AtomicInteger satisfied = new AtomicInteger();
             TaskErrors.withBoundScheduler(workers, scheduler -> {
                 Lock lock = kind.create();
                 ConditionVariable cv = new ConditionVariable();
@@ -300,8 +311,9 @@ class ConditionVariableTest {
                     lock.lock();
                     try {
                         started.done();
-                        cv.await(lock, () -> open[0]);
-                        released.incrementAndGet();
+                        if (wait.await(cv, lock, () -> open[0])) {
+                            satisfied.incrementAndGet();
+                        }
                     } finally {
                         lock.unlock();
                     }
@@ -309,14 +321,20 @@ class ConditionVariableTest {
                 };
                 List<Thread> plain = startOnFibersAndThreads(fibers, threads, waiter);
                 assertTrue(started.await(LONG));
-                assertEquals(0, released.get());
+                assertEquals(0, satisfied.get());
                 TestLocks.underLock(lock, () -> open[0] = true);
                 cv.signalAll();
                 assertTrue(finished.await(LONG));
                 plain.forEach(TaskErrors::join);
             });
-            assertEquals(fibers + threads, released.get(), kind.toString());
+            assertEquals(fibers + threads, satisfied.get(), kind.toString());
         }
+    }
+
+    /** One way to wait on a condition while holding lock; returns whether the predicate held. */
+    @FunctionalInterface
+    private interface ConditionWait {
+        boolean await(ConditionVariable cv, Lock lock, BooleanSupplier predicate);
     }
 
     @ForEachWorkerCount
@@ -530,37 +548,7 @@ class ConditionVariableTest {
 
     @ForEachWorkerCount
     void timedAwait_returnsTrueWhenSignalledBeforeTheTimeout_fibersAndPlainThreads(int workers) {
-        int fibers = 50;
-        int threads = 2;
-        for (LockKind kind : LockKind.values()) {
-            AtomicInteger satisfied = new AtomicInteger();
-            TaskErrors.withBoundScheduler(workers, scheduler -> {
-                Lock lock = kind.create();
-                ConditionVariable cv = new ConditionVariable();
-                boolean[] open = {false};
-                WaitGroup started = new WaitGroup(fibers + threads);
-                WaitGroup finished = new WaitGroup(fibers + threads);
-                Runnable waiter = () -> {
-                    lock.lock();
-                    try {
-                        started.done();
-                        if (cv.await(lock, LONG, () -> open[0])) {
-                            satisfied.incrementAndGet();
-                        }
-                    } finally {
-                        lock.unlock();
-                    }
-                    finished.done();
-                };
-                List<Thread> plain = startOnFibersAndThreads(fibers, threads, waiter);
-                assertTrue(started.await(LONG));
-                TestLocks.underLock(lock, () -> open[0] = true);
-                cv.signalAll();
-                assertTrue(finished.await(LONG));
-                plain.forEach(TaskErrors::join);
-            });
-            assertEquals(fibers + threads, satisfied.get(), kind.toString());
-        }
+        assertOneSignalAllReleasesEveryWaiter(workers, 50, 2, (cv, lock, predicate) -> cv.await(lock, LONG, predicate));
     }
 
     @ForEachWorkerCount

@@ -26,17 +26,9 @@ class FiberCancellationTest {
             Event opened = new Event(Event.Mode.MANUAL);
             Event never = new Event(Event.Mode.MANUAL);
             AtomicReference<Throwable> thrown = new AtomicReference<>();
-            WaitGroup done = new WaitGroup(1);
-            Marl.schedule(() -> {
-                try (FiberCancellation cancellation = FiberCancellation.open()) {
-                    handle.set(cancellation);
-                    opened.signal();
-                    never.await();
-                } catch (Throwable t) {
-                    thrown.set(t);
-                } finally {
-                    done.done();
-                }
+            WaitGroup done = scheduleCancellableWait(handle, thrown, () -> {
+                opened.signal();
+                never.await();
             });
             opened.await();
             assertTrue(handle.get().cancel());
@@ -53,17 +45,7 @@ class FiberCancellationTest {
             AtomicReference<FiberCancellation> handle = new AtomicReference<>();
             Event never = new Event(Event.Mode.MANUAL);
             AtomicReference<Throwable> thrown = new AtomicReference<>();
-            WaitGroup done = new WaitGroup(1);
-            Marl.schedule(() -> {
-                try (FiberCancellation cancellation = FiberCancellation.open()) {
-                    handle.set(cancellation);
-                    never.await(Duration.ofHours(1));
-                } catch (Throwable t) {
-                    thrown.set(t);
-                } finally {
-                    done.done();
-                }
-            });
+            WaitGroup done = scheduleCancellableWait(handle, thrown, () -> never.await(Duration.ofHours(1)));
             Thread canceller = TestSchedulers.startThread("canceller", () -> {
                 await().atMost(TaskErrors.LONG).until(() -> handle.get() != null);
                 // Until the fiber suspends the cancel lands before the wait, which must throw too.
@@ -73,6 +55,27 @@ class FiberCancellationTest {
             TaskErrors.join(canceller);
             assertInstanceOf(FiberCancelledException.class, thrown.get());
         });
+    }
+
+    /**
+     * scheduleCancellableWait(handle, thrown, wait) schedules a fiber that opens a FiberCancellation,
+     * puts it in handle and runs wait inside it; what wait throws goes into thrown. The returned
+     * WaitGroup is done when the fiber has closed the cancellation.
+     */
+    private static WaitGroup scheduleCancellableWait(AtomicReference<FiberCancellation> handle,
+            AtomicReference<Throwable> thrown, Runnable wait) {
+        WaitGroup done = new WaitGroup(1);
+        Marl.schedule(() -> {
+            try (FiberCancellation cancellation = FiberCancellation.open()) {
+                handle.set(cancellation);
+                wait.run();
+            } catch (Throwable t) {
+                thrown.set(t);
+            } finally {
+                done.done();
+            }
+        });
+        return done;
     }
 
     @ForEachWorkerCount

@@ -36,7 +36,7 @@ class JfrEventsTest {
         assertEquals(0, result.exitCode(), output);
         assertTrue(output.contains("probe done") && output.contains("org.marl4j.Worker "), output);
         List<String> jfr = output.lines().filter(line -> line.contains("jdk.jfr.") || line.contains("org.marl4j.TaskRunEvent")
-                || line.contains("org.marl4j.FiberSuspendEvent")).toList();
+                || line.contains("org.marl4j.FiberSuspendEvent") || line.contains("org.marl4j.WorkerEvent")).toList();
         assertTrue(jfr.stream().allMatch(line -> line.contains("jdk.jfr.FlightRecorder ")), String.join("\n", jfr));
     }
 
@@ -118,7 +118,7 @@ class JfrEventsTest {
         try (recording) {
             recording.start();
             TestSchedulers.withBoundScheduler(workers, scheduler -> {
-                name.set(TaskRunEvent.schedulerName(scheduler));
+                name.set(WorkerEvent.schedulerName(scheduler));
                 blockAndRelease();
             });
             recording.stop();

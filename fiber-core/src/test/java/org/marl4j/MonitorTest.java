@@ -187,23 +187,13 @@ class MonitorTest {
         }
     }
 
-    @org.junit.jupiter.api.Test
-    void aTaskHoldingTheOnlyWorker_whileWorkWaitsBehindIt_isLoggedWithItsStack() throws Exception {
-        long before = Monitor.strandedWarningNanos;
-        Monitor.strandedWarningNanos = Duration.ofMillis(50).toNanos();
-        CountDownLatch release = new CountDownLatch(1);
-        try (LogCapture log = LogCapture.of(Scheduler.class);
-                Scheduler scheduler = new Scheduler(TestSchedulers.config(1))) {
-            try {
-                scheduler.enqueue(new Task(() -> blockOn(release))); // holds the only worker's thread
-                scheduler.enqueue(new Task(() -> {}));                 // and this waits behind it
-                await().atMost(LONG).until(() -> log.contains("WARNING", "has run one task", "blockOn"));
-            } finally {
-                release.countDown();
-            }
-        } finally {
-            Monitor.strandedWarningNanos = before;
-        }
+    @Test
+    void aTaskHoldingTheOnlyWorker_whileWorkWaitsBehindIt_isLoggedWithItsStack() {
+        onOneWorkerWarnedOfSoon((scheduler, log, release) -> {
+            scheduler.enqueue(new Task(() -> blockOn(release))); // holds the only worker's thread
+            scheduler.enqueue(new Task(() -> {}));                 // and this waits behind it
+            await().atMost(LONG).until(() -> log.contains("WARNING", "has run one task", "blockOn"));
+        });
     }
 
     @Test
@@ -218,21 +208,38 @@ class MonitorTest {
     }
 
     @Test
-    void aTaskHoldingTheOnlyWorker_whileAFiberWokenFromAnotherThreadWaitsBehindIt_isLogged() throws Exception {
+    void aTaskHoldingTheOnlyWorker_whileAFiberWokenFromAnotherThreadWaitsBehindIt_isLogged() {
+        onOneWorkerWarnedOfSoon((scheduler, log, release) -> {
+            Event go = new Event(Event.Mode.MANUAL);
+            scheduler.enqueue(new Task(go::await));
+            await().atMost(LONG).until(() -> scheduler.stats().fibersBlocked() == 1);
+            scheduler.enqueue(new Task(() -> holdThreadUntil(release))); // holds the only worker's thread
+            await().atMost(LONG).until(() -> scheduler.worker(0).work.activity() == Work.ACTIVE
+                    && scheduler.worker(0).work.queued() == 0);
+            go.signal(); // from this thread: the woken fiber waits in the worker's inbox
+            await().atMost(LONG).until(() -> log.contains("WARNING", "has run one task", "holdThreadUntil"));
+        });
+    }
+
+    /** A test of the stranded-work warning, given the scheduler, the log and the latch its blocking task waits for. */
+    @FunctionalInterface
+    private interface StrandedWarningBody {
+        void run(Scheduler scheduler, LogCapture log, CountDownLatch release);
+    }
+
+    /**
+     * onOneWorkerWarnedOfSoon(body) runs body with a one-worker scheduler whose monitor warns of
+     * stranded work after 50 ms and the scheduler's log captured; then it opens release, so that
+     * the blocking task ends, and restores the warning delay.
+     */
+    private static void onOneWorkerWarnedOfSoon(StrandedWarningBody body) {
         long before = Monitor.strandedWarningNanos;
         Monitor.strandedWarningNanos = Duration.ofMillis(50).toNanos();
         CountDownLatch release = new CountDownLatch(1);
         try (LogCapture log = LogCapture.of(Scheduler.class);
                 Scheduler scheduler = new Scheduler(TestSchedulers.config(1))) {
             try {
-                Event go = new Event(Event.Mode.MANUAL);
-                scheduler.enqueue(new Task(go::await));
-                await().atMost(LONG).until(() -> scheduler.stats().fibersBlocked() == 1);
-                scheduler.enqueue(new Task(() -> holdThreadUntil(release))); // holds the only worker's thread
-                await().atMost(LONG).until(() -> scheduler.worker(0).work.activity() == Work.ACTIVE
-                        && scheduler.worker(0).work.queued() == 0);
-                go.signal(); // from this thread: the woken fiber waits in the worker's inbox
-                await().atMost(LONG).until(() -> log.contains("WARNING", "has run one task", "holdThreadUntil"));
+                body.run(scheduler, log, release);
             } finally {
                 release.countDown();
             }

@@ -23,6 +23,9 @@ import org.junit.jupiter.api.Test;
 /** close() never strands a bound thread, never hangs silently, and a bounded close cancels waits. */
 class SchedulerCloseTest {
 
+    /** How long close() and unbind() wait before they warn, in the tests of their warnings. */
+    private static final Duration WARNING_AFTER = Duration.ofMillis(50);
+
     @ForEachWorkerCount
     void close_onABoundThread_unbindsItFirst_andTheBodysExceptionReachesTheCaller(int workers) {
         Scheduler.Config config = TestSchedulers.config(workers);
@@ -102,33 +105,21 @@ class SchedulerCloseTest {
     @Test
     void close_thatWaitsLong_logsTheSuspendedFibersOnce() {
         try (LogCapture log = LogCapture.of(Scheduler.class)) {
-            Scheduler.Config config = TestSchedulers.config(1);
-            config.closeWarningAfter = Duration.ofMillis(50);
-            Scheduler scheduler = new Scheduler(config);
+            Scheduler scheduler = warningSoon(1);
             Event release = new Event(Event.Mode.MANUAL);
-            WaitGroup started = new WaitGroup(1);
-            scheduler.enqueue(new Task(() -> {
-                started.done();
-                release.await();
-            }));
-            started.await();
+            startTaskAwaiting(scheduler, release);
             Thread closer = TestSchedulers.startThread("closer", scheduler::close);
             await().atMost(LONG).until(() -> log.contains("close() of"));
             release.signal();
             join(closer);
-            List<String> warnings = log.lines().stream().filter(m -> m.contains("close() of")).toList();
-            assertEquals(1, warnings.size(), warnings.toString());
-            assertTrue(warnings.get(0).startsWith("WARNING"), warnings.get(0));
-            assertTrue(warnings.get(0).contains("Event.await"), "the dump shows where the fiber waits: " + warnings.get(0));
+            assertOneWarningShowingTheEventWait(log, "close() of");
         }
     }
 
     @ForEachWorkerCount
     void unbind_thatWaitsLong_logsTheSuspendedFibersOfItsWorkerOnce(int workers) {
         try (LogCapture log = LogCapture.of(Scheduler.class)) {
-            Scheduler.Config config = TestSchedulers.config(workers);
-            config.closeWarningAfter = Duration.ofMillis(50);
-            Scheduler scheduler = new Scheduler(config);
+            Scheduler scheduler = warningSoon(workers);
             Event release = new Event(Event.Mode.MANUAL);
             Thread unbinder = TestSchedulers.startThread("unbinder", () -> {
                 scheduler.bind();
@@ -139,10 +130,7 @@ class SchedulerCloseTest {
             release.signal();
             join(unbinder);
             scheduler.close();
-            List<String> warnings = log.lines().stream().filter(m -> m.contains("unbind() of")).toList();
-            assertEquals(1, warnings.size(), warnings.toString());
-            assertTrue(warnings.get(0).startsWith("WARNING"), warnings.get(0));
-            assertTrue(warnings.get(0).contains("Event.await"), "the dump shows where the fiber waits: " + warnings.get(0));
+            assertOneWarningShowingTheEventWait(log, "unbind() of");
         }
     }
 
@@ -166,9 +154,7 @@ class SchedulerCloseTest {
     @Test
     void close_onABoundThreadThatWaitsLong_saysThatThreadIsUnbinding_notThatItWaitsForIt() {
         try (LogCapture log = LogCapture.of(Scheduler.class)) {
-            Scheduler.Config config = TestSchedulers.config(0);
-            config.closeWarningAfter = Duration.ofMillis(50);
-            Scheduler scheduler = new Scheduler(config);
+            Scheduler scheduler = warningSoon(0);
             Event release = new Event(Event.Mode.MANUAL);
             Thread closer = TestSchedulers.startThread("closer", () -> {
                 scheduler.bind();
@@ -300,21 +286,10 @@ class SchedulerCloseTest {
     @Test
     void closeWithTimeout_stillWaitingForABoundThread_saysToUnbindIt() throws Exception {
         Scheduler.Config config = TestSchedulers.config(1);
-        config.closeWarningAfter = Duration.ofMillis(50);
+        config.closeWarningAfter = WARNING_AFTER;
         Scheduler scheduler = new Scheduler(config);
-        CountDownLatch bound = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        Thread binder = TestSchedulers.startThread("binder", () -> {
-            scheduler.bind();
-            bound.countDown();
-            try {
-                assertTrue(release.await(LONG.toMillis(), TimeUnit.MILLISECONDS));
-            } catch (InterruptedException e) {
-                throw new AssertionError("nobody interrupts the binder", e);
-            }
-            scheduler.unbind();
-        });
-        bound.await();
+        Thread binder = startBinder(scheduler, release);
         try (LogCapture log = LogCapture.of(Scheduler.class)) {
             Thread closer = TestSchedulers.startThread("closer", () -> scheduler.close(Duration.ofMillis(20)));
             // The warning after the timeout: only the binder is left, which no cancelling can end.
@@ -334,19 +309,8 @@ class SchedulerCloseTest {
     void close_interruptedWhileItWaitsForABoundThread_goesOnWaiting_andKeepsTheInterrupt() throws Exception {
         Scheduler.Config config = TestSchedulers.config(1);
         Scheduler scheduler = new Scheduler(config);
-        CountDownLatch bound = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        Thread binder = TestSchedulers.startThread("binder", () -> {
-            scheduler.bind();
-            bound.countDown();
-            try {
-                release.await();
-            } catch (InterruptedException e) {
-                throw new AssertionError("nobody interrupts the binder", e);
-            }
-            scheduler.unbind();
-        });
-        bound.await();
+        Thread binder = startBinder(scheduler, release);
         AtomicReference<Throwable> failure = new AtomicReference<>();
         AtomicBoolean interruptedAfterClose = new AtomicBoolean();
         Thread closer = TestSchedulers.startThread("closer", () -> {
@@ -374,12 +338,7 @@ class SchedulerCloseTest {
     void isClosed_fromTheMomentCloseBegins(int workers) throws Exception {
         Scheduler scheduler = new Scheduler(TestSchedulers.config(workers));
         Event release = new Event(Event.Mode.MANUAL);
-        WaitGroup started = new WaitGroup(1);
-        scheduler.enqueue(new Task(() -> {
-            started.done();
-            release.await();
-        }));
-        started.await();
+        startTaskAwaiting(scheduler, release);
         assertFalse(scheduler.isClosed());
         Thread closer = TestSchedulers.startThread("closer", scheduler::close);
         await().atMost(TestSchedulers.PATIENCE).until(scheduler::isClosed);
@@ -388,5 +347,53 @@ class SchedulerCloseTest {
         closer.join(TestSchedulers.PATIENCE.toMillis());
         assertFalse(closer.isAlive());
         assertTrue(scheduler.isClosed());
+    }
+
+    /** warningSoon(workers) is a new scheduler whose close() and unbind() warn after {@link #WARNING_AFTER}. */
+    private static Scheduler warningSoon(int workers) {
+        Scheduler.Config config = TestSchedulers.config(workers);
+        config.closeWarningAfter = WARNING_AFTER;
+        return new Scheduler(config);
+    }
+
+    /** startTaskAwaiting(scheduler, release) enqueues a task that awaits release, and returns once it runs. */
+    private static void startTaskAwaiting(Scheduler scheduler, Event release) {
+        WaitGroup started = new WaitGroup(1);
+        scheduler.enqueue(new Task(() -> {
+            started.done();
+            release.await();
+        }));
+        started.await();
+    }
+
+    /**
+     * startBinder(scheduler, release) starts a thread "binder" that binds to scheduler, waits up to
+     * {@link TaskErrors#LONG} for release and unbinds; it returns the thread once it is bound.
+     */
+    private static Thread startBinder(Scheduler scheduler, CountDownLatch release) throws InterruptedException {
+        CountDownLatch bound = new CountDownLatch(1);
+        Thread binder = TestSchedulers.startThread("binder", () -> {
+            scheduler.bind();
+            bound.countDown();
+            try {
+                assertTrue(release.await(LONG.toMillis(), TimeUnit.MILLISECONDS));
+            } catch (InterruptedException e) {
+                throw new AssertionError("nobody interrupts the binder", e);
+            }
+            scheduler.unbind();
+        });
+        assertTrue(bound.await(LONG.toMillis(), TimeUnit.MILLISECONDS), "the binder did not bind");
+        return binder;
+    }
+
+    /**
+     * assertOneWarningShowingTheEventWait(log, marker) fails unless exactly one logged line holds
+     * marker, and it is a WARNING whose dump shows the fiber waiting in Event.await.
+     */
+    private static void assertOneWarningShowingTheEventWait(LogCapture log, String marker) {
+        List<String> warnings = log.lines().stream().filter(m -> m.contains(marker)).toList();
+        assertEquals(1, warnings.size(), warnings.toString());
+        assertTrue(warnings.get(0).startsWith("WARNING"), warnings.get(0));
+        assertTrue(warnings.get(0).contains("Event.await"), "the dump shows where the fiber waits: " + warnings.get(0));
     }
 }

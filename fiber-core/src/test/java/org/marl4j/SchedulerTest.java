@@ -206,40 +206,32 @@ class SchedulerTest {
     @ForEachWorkerCount
     void close_afterUnbind_runsEveryPendingTask(int workers) {
         AtomicInteger counter = new AtomicInteger();
-        TaskErrors errors = new TaskErrors();
-        Scheduler.Config config = errors.config(workers);
-        Scheduler scheduler = new Scheduler(config);
-        scheduler.bind();
-        for (int i = 0; i < 1000; i++) {
-            Marl.schedule(counter::incrementAndGet);
-        }
-        scheduler.unbind();
-        scheduler.close();
-        assertEquals(1000, counter.get());
-        TestSchedulers.assertNoThreadsLeft(config.getThreadNamePrefix());
-        errors.assertNone();
+        TaskErrors.withBoundScheduler(workers, scheduler -> {
+            for (int i = 0; i < 1000; i++) {
+                Marl.schedule(counter::incrementAndGet);
+            }
+            scheduler.unbind();
+            scheduler.close();
+            assertEquals(1000, counter.get());
+        });
     }
 
     @ForEachWorkerCount
     void close_afterUnbind_resumesEveryBlockedFiber(int workers) {
         AtomicInteger counter = new AtomicInteger();
-        TaskErrors errors = new TaskErrors();
-        Scheduler.Config config = errors.config(workers);
-        Scheduler scheduler = new Scheduler(config);
-        scheduler.bind();
-        WaitGroup gate = new WaitGroup(1);
-        for (int i = 0; i < 1000; i++) {
-            Marl.schedule(() -> {
-                gate.await();
-                counter.incrementAndGet();
-            });
-        }
-        Marl.schedule(gate::done); // some of the tasks above will still be blocked when close() starts
-        scheduler.unbind();
-        scheduler.close();
-        assertEquals(1000, counter.get());
-        TestSchedulers.assertNoThreadsLeft(config.getThreadNamePrefix());
-        errors.assertNone();
+        TaskErrors.withBoundScheduler(workers, scheduler -> {
+            WaitGroup gate = new WaitGroup(1);
+            for (int i = 0; i < 1000; i++) {
+                Marl.schedule(() -> {
+                    gate.await();
+                    counter.incrementAndGet();
+                });
+            }
+            Marl.schedule(gate::done); // some of the tasks above will still be blocked when close() starts
+            scheduler.unbind();
+            scheduler.close();
+            assertEquals(1000, counter.get());
+        });
     }
 
     @ForEachWorkerCount

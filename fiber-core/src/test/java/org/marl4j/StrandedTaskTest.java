@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.marl4j.TaskErrors.LONG;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -24,9 +26,45 @@ class StrandedTaskTest {
     @ParameterizedTest(name = "{0} worker threads, spin {1} µs")
     @CsvSource({"2, 0", "2, 1000", "3, 0", "4, 0"})
     void tasksQueuedBehindABlockedThread_runOnAnotherWorker(int workers, int spinMicros) throws Exception {
+        assertRunOnAnotherWorker(workers, spinMicros, 16, (victim, tasks) -> {
+            for (int i = 0; i < tasks.size(); i++) {
+                if (i % 2 == 0) {
+                    victim.work.enqueue(tasks.get(i), victim); // into the policy, under the lock
+                } else {
+                    assertTrue(victim.work.tryEnqueue(tasks.get(i)) != Work.NOT_ADDED); // the lock-free inbox
+                }
+            }
+        });
+    }
+
+    @ParameterizedTest(name = "{0} worker threads, spin {1} µs")
+    @CsvSource({"2, 0", "2, 1000", "3, 0"})
+    void delayedTasksComingDueBehindABlockedThread_runOnAnotherWorker(int workers, int spinMicros) throws Exception {
+        assertRunOnAnotherWorker(workers, spinMicros, 8, (victim, tasks) -> {
+            // Filed in the blocked worker's own deadline heap, as enqueue(task, delay) from that
+            // worker's tasks would: only the monitor can bring them out while it is blocked.
+            long due = System.nanoTime() + Duration.ofMillis(20).toNanos();
+            for (Task task : tasks) {
+                victim.work.deadlines.enqueueDelayed(new DelayedTask(task, victim), due, victim);
+            }
+        });
+    }
+
+    /** How a test puts its tasks on the worker whose thread a task blocks. */
+    @FunctionalInterface
+    private interface Placement {
+        void place(Worker victim, List<Task> tasks);
+    }
+
+    /**
+     * assertRunOnAnotherWorker(workers, spinMicros, count, placement) blocks the thread of one
+     * worker of a new scheduler, has placement put count tasks on that worker, and fails unless all
+     * of them run, none on the blocked thread, and no task throws.
+     */
+    private static void assertRunOnAnotherWorker(int workers, int spinMicros, int count, Placement placement)
+            throws Exception {
         TaskErrors errors = new TaskErrors();
         Scheduler.Config config = errors.config(workers).setSpinDuration(Duration.ofNanos(spinMicros * 1000L));
-        int queued = 16;
         AtomicInteger ran = new AtomicInteger();
         Set<Thread> ranOn = ConcurrentHashMap.newKeySet();
         CountDownLatch release = new CountDownLatch(1);
@@ -36,59 +74,22 @@ class StrandedTaskTest {
             // monitor may yet hand it to another worker, if worker 0's thread is slow to start.)
             blockThreadOf(scheduler.worker(0), blocked, release);
             Worker victim = workerOf(scheduler, workers, blocked.get());
-            for (int i = 0; i < queued; i++) {
-                Task task = new Task(() -> {
+            List<Task> tasks = new ArrayList<>();
+            for (int i = 0; i < count; i++) {
+                tasks.add(new Task(() -> {
                     ranOn.add(Thread.currentThread());
                     ran.incrementAndGet();
-                });
-                if (i % 2 == 0) {
-                    victim.work.enqueue(task, victim); // into the policy, under the lock
-                } else {
-                    assertTrue(victim.work.tryEnqueue(task) != Work.NOT_ADDED); // the lock-free inbox
-                }
+                }));
             }
+            placement.place(victim, tasks);
             try {
-                await().atMost(LONG).until(() -> ran.get() == queued);
+                await().atMost(LONG).until(() -> ran.get() == count);
             } finally {
                 release.countDown();
             }
             assertTrue(!ranOn.contains(blocked.get()), "ran on the blocked thread: " + ranOn);
         }
-        assertEquals(queued, ran.get());
-        errors.assertNone();
-    }
-
-    @ParameterizedTest(name = "{0} worker threads, spin {1} µs")
-    @CsvSource({"2, 0", "2, 1000", "3, 0"})
-    void delayedTasksComingDueBehindABlockedThread_runOnAnotherWorker(int workers, int spinMicros) throws Exception {
-        TaskErrors errors = new TaskErrors();
-        Scheduler.Config config = errors.config(workers).setSpinDuration(Duration.ofNanos(spinMicros * 1000L));
-        int delayed = 8;
-        AtomicInteger ran = new AtomicInteger();
-        Set<Thread> ranOn = ConcurrentHashMap.newKeySet();
-        CountDownLatch release = new CountDownLatch(1);
-        AtomicReference<Thread> blocked = new AtomicReference<>();
-        try (Scheduler scheduler = new Scheduler(config)) {
-            blockThreadOf(scheduler.worker(0), blocked, release);
-            Worker victim = workerOf(scheduler, workers, blocked.get()); // the monitor may have moved the task
-            // Filed in the blocked worker's own deadline heap, as enqueue(task, delay) from that
-            // worker's tasks would: only the monitor can bring them out while it is blocked.
-            long due = System.nanoTime() + Duration.ofMillis(20).toNanos();
-            for (int i = 0; i < delayed; i++) {
-                Task task = new Task(() -> {
-                    ranOn.add(Thread.currentThread());
-                    ran.incrementAndGet();
-                });
-                victim.work.deadlines.enqueueDelayed(new DelayedTask(task, victim), due, victim);
-            }
-            try {
-                await().atMost(LONG).until(() -> ran.get() == delayed);
-            } finally {
-                release.countDown();
-            }
-            assertTrue(!ranOn.contains(blocked.get()), "ran on the blocked thread: " + ranOn);
-        }
-        assertEquals(delayed, ran.get());
+        assertEquals(count, ran.get());
         errors.assertNone();
     }
 

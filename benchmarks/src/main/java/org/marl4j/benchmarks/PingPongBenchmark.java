@@ -67,9 +67,7 @@ public class PingPongBenchmark {
 
         @TearDown(Level.Trial)
         public void close() {
-            for (Resident r : residents) {
-                r.run(null);
-            }
+            Resident.endAll(residents);
             scheduler.close();
         }
     }
@@ -88,9 +86,7 @@ public class PingPongBenchmark {
 
         @TearDown(Level.Trial)
         public void close() {
-            for (Resident r : residents) {
-                r.run(null);
-            }
+            Resident.endAll(residents);
             scheduler.close();
         }
     }

@@ -47,6 +47,13 @@ final class Resident {
         go.signal();
     }
 
+    /** endAll(residents) has each resident end its fiber, so that the scheduler can close. */
+    static void endAll(Resident[] residents) {
+        for (Resident r : residents) {
+            r.run(null);
+        }
+    }
+
     private void loop() {
         while (true) {
             go.await();

@@ -81,27 +81,16 @@ class RunCancellableTest {
             val insideBlock = AtomicReference<Throwable>()
             val thrown = AtomicReference<Throwable>()
             val job = launch {
-                try {
+                recordingThrown(thrown) {
                     runCancellable {
                         entered.countDown()
-                        try {
-                            Futures.await(tooLate())
-                        } catch (t: Throwable) {
-                            insideBlock.set(t)
-                            throw t
-                        }
+                        recordingThrown(insideBlock) { Futures.await(tooLate()) }
                     }
-                } catch (t: Throwable) {
-                    thrown.set(t)
-                    throw t
                 }
             }
             val cause = CancellationException("stopped from another thread")
             val started = System.nanoTime()
-            val canceller = TestSchedulers.startThread("canceller") {
-                entered.await(TestSchedulers.PATIENCE.toMillis(), TimeUnit.MILLISECONDS)
-                job.cancel(cause)
-            }
+            val canceller = startThreadOnceEntered(entered) { job.cancel(cause) }
             job.join()
             assertPrompt(started)
             TaskErrors.join(canceller)
@@ -193,10 +182,7 @@ class RunCancellableTest {
                 thrown.set(t)
             }
         }
-        val canceller = TestSchedulers.startThread("canceller") {
-            entered.await(TestSchedulers.PATIENCE.toMillis(), TimeUnit.MILLISECONDS)
-            job.cancel()
-        }
+        val canceller = startThreadOnceEntered(entered) { job.cancel() }
         job.join()
         TaskErrors.join(canceller)
         assertInstanceOf(IOException::class.java, thrown.get())
@@ -207,19 +193,11 @@ class RunCancellableTest {
         val entered = CountDownLatch(1)
         val insideBlock = AtomicReference<Throwable>()
         val outside = FiberCancellation.open().use { outer ->
-            val canceller = TestSchedulers.startThread("canceller") {
-                entered.await(TestSchedulers.PATIENCE.toMillis(), TimeUnit.MILLISECONDS)
-                outer.cancel()
-            }
+            val canceller = startThreadOnceEntered(entered) { outer.cancel() }
             val thrown = runCatching {
                 runCancellable {
                     entered.countDown()
-                    try {
-                        Futures.await(tooLate())
-                    } catch (t: Throwable) {
-                        insideBlock.set(t)
-                        throw t
-                    }
+                    recordingThrown(insideBlock) { Futures.await(tooLate()) }
                 }
             }.exceptionOrNull()
             TaskErrors.join(canceller)
@@ -236,32 +214,23 @@ class RunCancellableTest {
         val inner = AtomicReference<Throwable>()
         val outer = AtomicReference<Throwable>()
         val job = launch {
-            try {
+            recordingThrown(outer) {
                 runCancellable {
                     // runSuspending starts a coroutine on another fiber; this fiber waits for it.
                     runSuspending {
-                        try {
+                        recordingThrown(inner) {
                             runCancellable {
                                 entered.countDown()
                                 Futures.await(tooLate())
                             }
-                        } catch (t: Throwable) {
-                            inner.set(t)
-                            throw t
                         }
                     }
                 }
-            } catch (t: Throwable) {
-                outer.set(t)
-                throw t
             }
         }
         val cause = CancellationException("outer cancelled")
         val started = System.nanoTime()
-        val canceller = TestSchedulers.startThread("canceller") {
-            entered.await(TestSchedulers.PATIENCE.toMillis(), TimeUnit.MILLISECONDS)
-            job.cancel(cause)
-        }
+        val canceller = startThreadOnceEntered(entered) { job.cancel(cause) }
         job.join()
         // runSuspending does not wait for the coroutine it cancels: wait for it here, on the fiber.
         yieldUntil { inner.get() != null }
@@ -345,6 +314,25 @@ class RunCancellableTest {
             val seconds = (System.nanoTime() - started) / 1e9
             assertTrue(seconds < GUARD_SECONDS / 2.0, "the wait ended only after $seconds s")
         }
+
+        /**
+         * Starts a plain thread (off the scheduler) that runs [action] once [entered] is counted
+         * down, or after [TestSchedulers.PATIENCE] if it never is.
+         */
+        fun startThreadOnceEntered(entered: CountDownLatch, action: () -> Unit): Thread =
+            TestSchedulers.startThread("canceller") {
+                entered.await(TestSchedulers.PATIENCE.toMillis(), TimeUnit.MILLISECONDS)
+                action()
+            }
+
+        /** Runs [block]; what it throws is set into [thrown], then rethrown. */
+        inline fun <T> recordingThrown(thrown: AtomicReference<Throwable>, block: () -> T): T =
+            try {
+                block()
+            } catch (t: Throwable) {
+                thrown.set(t)
+                throw t
+            }
 
         /**
          * onScheduler that also fails if a task threw (a FiberCancellation left open is reported to
