@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.marl4j.TestSchedulers.get;
+import static org.marl4j.TestSchedulers.joinQuietly;
 import static org.marl4j.TestSchedulers.onFiber;
 import static org.marl4j.TestSchedulers.runOnFiber;
 import static org.marl4j.TestSchedulers.startThread;
@@ -153,13 +154,5 @@ class FiberCallbackAwaitCompletionTest {
     private static boolean suspendedIn(Scheduler scheduler, String method) {
         return scheduler.suspendedFibers().stream().anyMatch(f -> f.stackTrace().stream()
                 .anyMatch(e -> e.getClassName().equals(FiberWaits.class.getName()) && e.getMethodName().equals(method)));
-    }
-
-    private static void joinQuietly(Thread thread) {
-        try {
-            thread.join(TestSchedulers.PATIENCE.toMillis());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 }

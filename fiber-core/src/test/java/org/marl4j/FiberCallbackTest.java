@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.marl4j.TestSchedulers.get;
+import static org.marl4j.TestSchedulers.joinQuietly;
 import static org.marl4j.TestSchedulers.onFiber;
 import static org.marl4j.TestSchedulers.runOnFiber;
 import static org.marl4j.TestSchedulers.startThread;
@@ -193,13 +194,5 @@ class FiberCallbackTest {
     private static boolean suspendedInCallback(Scheduler scheduler) {
         return scheduler.suspendedFibers().stream().anyMatch(f -> f.state() == SuspendedFiber.State.WAITING
                 && f.stackTrace().stream().anyMatch(e -> e.getClassName().equals(FiberCallback.class.getName())));
-    }
-
-    private static void joinQuietly(Thread thread) {
-        try {
-            thread.join(TestSchedulers.PATIENCE.toMillis());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 }

@@ -127,6 +127,18 @@ public final class TestSchedulers {
         return thread;
     }
 
+    /**
+     * joinQuietly(thread) waits up to {@link #PATIENCE} for a helper thread to end; an interrupt is
+     * restored, not thrown (the test's own assertions decide the outcome).
+     */
+    public static void joinQuietly(Thread thread) {
+        try {
+            thread.join(PATIENCE.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     /** stress() is true when stress tests should run their long configuration (-DstressTest=true). */
     public static boolean stress() {
         return Boolean.getBoolean("stressTest");

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.marl4j.TestSchedulers.joinQuietly;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -178,14 +179,6 @@ class WaitRefusalTest {
         } finally {
             scheduler.unbind();
             scheduler.close();
-        }
-    }
-
-    private static void joinQuietly(Thread thread) {
-        try {
-            thread.join(TestSchedulers.PATIENCE.toMillis());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         }
     }
 }
