@@ -99,10 +99,11 @@ public final class Fiber extends Waiter {
 
     final Worker worker;
     /**
-     * Null for a thread's main fiber, which runs on the thread's own stack. Set once, by the worker
-     * that creates the fiber, before the fiber first runs; it carries the fiber's number (see {@link #id()}).
+     * The stack the fiber runs on, as its scheduler's {@link FiberEngine} makes it: a continuation or
+     * a virtual thread. Null for a thread's main fiber, which runs on the thread's own stack. Set
+     * once, by the worker that creates the fiber, before the fiber first runs.
      */
-    FiberContinuation continuation;
+    FiberStack stack;
 
     /** Bumped by every wake(), under worker.lock; read by the fiber itself without it (see FiberWaits.await). */
     volatile int wakeEpoch;
@@ -128,7 +129,7 @@ public final class Fiber extends Waiter {
     /** True from a wake() that pushed this fiber onto its worker's inbox until the owner takes it off. */
     volatile boolean inInbox;
     /**
-     * PINNED, RELOCKING, INTERRUPTED, WAITER_TAKEN and RESUMES_UNLOCKED bits, written by the worker's thread only (one
+     * PINNED, RELOCKING, INTERRUPTED, WAITER_TAKEN, RESUMES_UNLOCKED and BLOCKED_IN_JDK bits, written by the worker's thread only (one
      * byte: a Fiber is 64 bytes, with not one byte to spare).
      */
     private byte flags;
@@ -149,6 +150,8 @@ public final class Fiber extends Waiter {
      * parked without the worker lock and goes on without it.
      */
     private static final byte RESUMES_UNLOCKED = 16;
+    /** Set while this fiber (a virtual thread) is suspended in a blocking call of the JDK: see {@link #blockedInJdk()}. */
+    private static final byte BLOCKED_IN_JDK = 32;
     /**
      * How many {@link FiberCancellation}s open on this fiber are cancelled: while non-zero, every
      * wait of the fiber throws {@link FiberCancelledException}. Written under worker.lock (by
@@ -190,8 +193,10 @@ public final class Fiber extends Waiter {
     /** create(worker, id) makes a fiber that runs worker's loop on a continuation of its own, numbered id (from 1). */
     static Fiber create(Worker worker, int id) {
         Fiber fiber = new Fiber(worker, id);
-        fiber.continuation = new FiberContinuation(worker, fiber);
         fiber.state = State.IDLE;
+        fiber.stack = worker.virtualFibers
+                ? VirtualFiber.start(fiber, worker.fiberName(id))
+                : new FiberContinuation(worker, fiber);
         return fiber;
     }
 
@@ -252,7 +257,30 @@ public final class Fiber extends Waiter {
 
     /** isMain() is whether this is a worker's main fiber: its thread's own stack, not a continuation. */
     boolean isMain() {
-        return continuation == null;
+        return stack == null;
+    }
+
+    /**
+     * virtualThread() is the virtual thread this fiber runs on ({@link FiberEngine#VIRTUAL_THREADS}),
+     * or null.
+     */
+    VirtualFiber virtualThread() {
+        return stack instanceof VirtualFiber v ? v : null;
+    }
+
+    /**
+     * blockedInJdk() is whether this fiber is suspended in a blocking call of the JDK rather than a
+     * marl4j wait (virtual-thread engine only): cancellation interrupts it. Read and written with
+     * worker.lock held.
+     */
+    @GuardedBy("worker.lock")
+    boolean blockedInJdk() {
+        return (flags & BLOCKED_IN_JDK) != 0;
+    }
+
+    @GuardedBy("worker.lock")
+    void setBlockedInJdk(boolean blocked) {
+        flags = (byte) (blocked ? flags | BLOCKED_IN_JDK : flags & ~BLOCKED_IN_JDK);
     }
 
     /** timer() is this fiber's deadline-heap entry, made on first use. Called with worker.lock held. */

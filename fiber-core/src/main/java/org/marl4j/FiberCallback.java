@@ -118,7 +118,7 @@ public final class FiberCallback implements BiConsumer<Object, Throwable>, Runna
             callback.await();
             return true;
         }
-        future.whenComplete(fiber.continuation);
+        future.whenComplete(fiber.stack);
         FiberWaits.awaitDone(fiber, future);
         return true;
     }

@@ -36,6 +36,11 @@ import java.lang.invoke.VarHandle;
  *
  * <p>Opened off a fiber (on a plain thread, or in a task a pinned wait runs), a scope has no waits
  * to cancel: {@link #cancel()} only marks it cancelled. Thread waits are not interrupted.
+ *
+ * <p>On the {@link FiberEngine#VIRTUAL_THREADS} engine, {@link #cancel()} from another thread also
+ * interrupts the fiber's virtual thread, as {@code Future.cancel(true)} interrupts a pool's thread:
+ * a blocking JDK call it is in, or makes next, throws {@code InterruptedException} (or closes its
+ * channel). The status is cleared before the fiber's next task.
  */
 public final class FiberCancellation implements AutoCloseable {
     /*
@@ -101,6 +106,10 @@ public final class FiberCancellation implements AutoCloseable {
             lock.unlock();
         }
         f.wake(); // after the count: the fiber, resumed or about to suspend, sees it under the lock
+        VirtualFiber thread = f.virtualThread();
+        if (thread != null && Fiber.current() != f) {
+            thread.interrupt(); // ends a blocking JDK call too, as Future.cancel(true) on a pool's thread does
+        }
         return true;
     }
 

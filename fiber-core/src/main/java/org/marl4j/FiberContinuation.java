@@ -1,12 +1,12 @@
 package org.marl4j;
 
-import java.util.function.BiConsumer;
 import jdk.internal.vm.Continuation;
 import jdk.internal.vm.ContinuationScope;
 
 /**
- * The one class in marl4j that touches {@code jdk.internal.vm}: a Loom continuation that runs a
- * fiber's body on its worker's thread.
+ * The {@link FiberEngine#CONTINUATIONS} engine's fiber stack, and the one class in marl4j that
+ * touches {@code jdk.internal.vm}: a Loom continuation that runs a fiber's body on its worker's
+ * thread.
  *
  * <p>Loom continuations are asymmetric: {@link #suspend()} always returns control to whoever
  * called {@link #resume()}. marl's fiber switch is symmetric, so the worker's own thread stack acts
@@ -22,10 +22,10 @@ import jdk.internal.vm.ContinuationScope;
  * that comes after the wait ended (it was cancelled) is a spurious wake, which every wait of a fiber
  * ignores (see {@link Fiber#wake()}).
  */
-final class FiberContinuation extends Continuation implements BiConsumer<Object, Throwable> {
+final class FiberContinuation extends Continuation implements FiberStack {
     private static final ContinuationScope SCOPE = new ContinuationScope("marl4j");
 
-    /** The fiber this continuation runs: in the four bytes of padding that its number took before. */
+    /** The fiber this continuation runs. */
     final Fiber fiber;
 
     FiberContinuation(Runnable body, Fiber fiber) {
@@ -40,12 +40,14 @@ final class FiberContinuation extends Continuation implements BiConsumer<Object,
     }
 
     /** resume() runs this continuation on the calling thread until it suspends or finishes. */
-    void resume() {
+    @Override
+    public void resume() {
         run();
     }
 
     /** finished() is true once the body has returned. */
-    boolean finished() {
+    @Override
+    public boolean finished() {
         return isDone();
     }
 
@@ -53,7 +55,8 @@ final class FiberContinuation extends Continuation implements BiConsumer<Object,
      * suspend() yields the continuation running on this thread back to its {@link #resume()} caller.
      * Returns false, without yielding, if the JVM pinned the continuation.
      */
-    static boolean suspend() {
+    @Override
+    public boolean suspend() {
         return Continuation.yield(SCOPE);
     }
 
@@ -65,7 +68,8 @@ final class FiberContinuation extends Continuation implements BiConsumer<Object,
      * the continuation, since a concurrent resume() would fail; fibers guarantee this by their
      * worker's lock, which the worker holds whenever it resumes one.
      */
-    StackTraceElement[] suspendedStackTrace() {
+    @Override
+    public StackTraceElement[] suspendedStackTrace() {
         return getStackTrace();
     }
 

@@ -242,7 +242,7 @@ final class FiberWaits {
         }
         fiber.worker.parkingEpoch = epoch;
         fiber.worker.parking = mark;
-        if (!FiberContinuation.suspend()) {
+        if (!fiber.stack.suspend()) {
             fiber.worker.parking = null; // pinned: the trampoline did not run
             return false;
         }
@@ -390,7 +390,7 @@ final class FiberWaits {
         if (waitsCancelled(fiber)) { // racy read: a later cancellation is seen under the lock in suspend()
             throw cancellation(fiber);
         }
-        if (checkLocks) {
+        if (checkLocks && !worker.virtualFibers) { // a virtual thread owns its locks: nothing to check
             LockCheck.verify(locksHeldAtBind, userLock);
         }
     }
@@ -435,7 +435,7 @@ final class FiberWaits {
         // (resumed(fiber), before it mounts the continuation), not here after the yield: whatever this
         // frame still needs after the yield is live across it, so it is in every suspended fiber's
         // stack chunk (see Memory above).
-        if (fiber.isMain() || !FiberContinuation.suspend()) {
+        if (fiber.isMain() || !fiber.stack.suspend()) {
             switchAwayInPlace(fiber);
         }
     }
@@ -466,7 +466,28 @@ final class FiberWaits {
     void resumed(Fiber fiber) {
         restoreInterrupt(fiber);
         worker.suspended.remove(fiber);
+        fiber.setBlockedInJdk(false);
         fiber.changeState(Fiber.State.QUEUED, Fiber.State.RUNNING);
+    }
+
+    /**
+     * blockedInJdk(fiber) suspends a fiber of the virtual-thread engine that the trampoline found
+     * still RUNNING after its run returned: it blocked in the JDK (a park, a monitor, a sleep, I/O)
+     * or called {@code Thread.yield()}, and the JDK will wake it ({@link VirtualFiber#execute}).
+     * If the JDK already has (it may, from any thread, as soon as the thread unmounted), the fiber
+     * is readied at once; otherwise the JDK's later wake finds it YIELDED: the flag is written before
+     * the wake is posted, and read here after the state change, both under this lock or through
+     * the inbox that the owner drains under it. Called with lock held, on the worker's thread.
+     */
+    @GuardedBy("lock")
+    void blockedInJdk(Fiber fiber) {
+        fiber.changeState(Fiber.State.RUNNING, Fiber.State.YIELDED);
+        worker.suspended.add(fiber);
+        fiber.setBlockedInJdk(true);
+        fiber.setResumesUnlocked(true); // it blocked in its task's code, where it holds no worker lock
+        if (fiber.virtualThread().runnable) {
+            work.wakeLocked(fiber);
+        }
     }
 
     /**
@@ -478,13 +499,14 @@ final class FiberWaits {
      * the application's and is left alone (see {@link Fiber}).
      */
     private void keepInterrupt(Fiber fiber) {
-        if (worker.mode == Worker.Mode.MULTI_THREADED) {
+        if (worker.mode == Worker.Mode.MULTI_THREADED && (fiber.isMain() || !worker.virtualFibers)) {
             fiber.keepInterrupt(Thread.interrupted());
         }
     }
 
     private void restoreInterrupt(Fiber fiber) {
-        if (worker.mode == Worker.Mode.MULTI_THREADED) {
+        // A virtual thread's status is its own already: the JDK keeps it across the switch.
+        if (worker.mode == Worker.Mode.MULTI_THREADED && (fiber.isMain() || !worker.virtualFibers)) {
             Thread.interrupted(); // not this fiber's: left by what ran meanwhile
             if (fiber.takeInterrupt()) {
                 Thread.currentThread().interrupt();
@@ -528,22 +550,28 @@ final class FiberWaits {
      */
     @Excludes("lock")
     int cancelWaits() {
+        List<VirtualFiber> blockedInJdk = new java.util.ArrayList<>();
+        int[] woken = {0};
         lock.lock();
         try {
             cancelled = true;
-            int[] woken = {0};
             worker.suspended.forEach(f -> {
-                if (f.state == Fiber.State.YIELDED || f.state == Fiber.State.WAITING) {
+                if (f.blockedInJdk()) {
+                    blockedInJdk.add(f.virtualThread()); // interrupted below, as shutdownNow() does a pool's threads
+                    woken[0]++;
+                } else if (f.state == Fiber.State.YIELDED || f.state == Fiber.State.WAITING) {
                     f.wakeEpoch++;
                     work.addReadyFiber(f);
                     woken[0]++;
                 }
             });
             work.ownerSleep.wakeOwner();
-            return woken[0];
         } finally {
             lock.unlock();
         }
+        // Outside the lock: the interrupt wakes the fiber through this worker (VirtualFiber.execute).
+        blockedInJdk.forEach(VirtualFiber::interrupt);
+        return woken[0];
     }
 
     /**

@@ -76,6 +76,8 @@ public final class Scheduler implements AutoCloseable {
     private final Closing closing;
     final long spinNanos;
     final boolean checkLocks;
+    /** How this scheduler's fibers suspend and resume. */
+    private final FiberEngine fiberEngine;
 
     /** The threads bound to this scheduler; closing once close() has begun, after which only the scheduler's own threads may enqueue. */
     private final BoundThreads bound = new BoundThreads(this);
@@ -96,15 +98,20 @@ public final class Scheduler implements AutoCloseable {
      * a suppressed exception and ends by itself once its initializer returns.
      *
      * @param config the settings; copied, so later changes to it do not affect this scheduler
-     * @throws IllegalStateException if the JVM was started without {@code --add-exports
-     *     java.base/jdk.internal.vm=ALL-UNNAMED}
+     * @throws IllegalStateException if the config's {@link FiberEngine} (or, if it names none,
+     *     {@link FiberEngine#defaultEngine()}) is not available: the JVM lacks the flag it needs,
+     *     {@code --add-opens java.base/java.lang=ALL-UNNAMED} for virtual threads or
+     *     {@code --add-exports java.base/jdk.internal.vm=ALL-UNNAMED} for continuations; the message
+     *     names it
      * @throws IllegalArgumentException if the scheduling policy factory returns the same instance
      *     twice, or if the affinity policy throws a {@link RuntimeException} (its cause) for a worker
      *     id; an {@link Error} from the policy reaches the caller as it is
      */
     public Scheduler(Config config) {
         Objects.requireNonNull(config, "config must not be null: use Scheduler.Config.allCores() or new Scheduler.Config()");
-        LoomAccess.check();
+        this.fiberEngine = config.fiberEngine == null
+                ? FiberEngine.defaultEngine()
+                : config.fiberEngine.requireAvailable("Scheduler.Config.setFiberEngine(" + config.fiberEngine + ")");
         this.config = config.copy();
         this.spinNanos = this.config.spinDuration.toNanos();
         this.checkLocks = LockCheck.enabled();
@@ -194,6 +201,11 @@ public final class Scheduler implements AutoCloseable {
             throw new IllegalStateException(existing.scheduler == this
                     ? "this thread is already bound to " + this + ": bind() once, and unbind() before binding again"
                     : "this thread is already bound to " + existing.scheduler + ": unbind() it before binding another scheduler");
+        }
+        if (fiberEngine == FiberEngine.VIRTUAL_THREADS && Thread.currentThread().isVirtual()) {
+            throw new IllegalStateException("bind() on a virtual thread (" + Thread.currentThread() + "): the "
+                    + FiberEngine.VIRTUAL_THREADS + " engine carries fibers on platform threads only. Bind a platform"
+                    + " thread, enqueue the work from here instead, or use FiberEngine.CONTINUATIONS");
         }
         return new Binding(bound.bind(false));
     }
@@ -582,10 +594,20 @@ public final class Scheduler implements AutoCloseable {
         }
     }
 
+    /**
+     * fiberEngine() is how this scheduler's fibers suspend and resume: the config's engine, or
+     * {@link FiberEngine#defaultEngine()} if it named none.
+     *
+     * @return the fiber engine in use
+     */
+    public FiberEngine fiberEngine() {
+        return fiberEngine;
+    }
+
     @Override
     public String toString() {
         return "Scheduler@" + Integer.toHexString(System.identityHashCode(this))
-                + "[workers=" + workers.length + (bound.closing() ? ", closed" : "") + "]";
+                + "[workers=" + workers.length + ", " + fiberEngine + (bound.closing() ? ", closed" : "") + "]";
     }
 
     /**
@@ -608,6 +630,7 @@ public final class Scheduler implements AutoCloseable {
         private static final Supplier<? extends SchedulingPolicy> DEFAULT_POLICY = FifoPolicy::new;
         private Supplier<? extends SchedulingPolicy> schedulingPolicy = DEFAULT_POLICY;
         private Duration blockingTaskThreshold = Duration.ofMillis(100);
+        private FiberEngine fiberEngine;
         /** How long close() waits before it logs the suspended fibers; settable by tests only. */
         Duration closeWarningAfter = Duration.ofSeconds(5);
 
@@ -714,6 +737,31 @@ public final class Scheduler implements AutoCloseable {
         public Config setDaemon(boolean daemon) {
             this.daemon = daemon;
             return this;
+        }
+
+        /**
+         * setFiberEngine(engine) chooses how the scheduler's fibers suspend and resume (see
+         * {@link FiberEngine}); null, the default, means {@link FiberEngine#defaultEngine()}: the
+         * {@code org.marl4j.fiberEngine} system property, else virtual threads if the JVM allows them,
+         * else continuations. The scheduler's constructor fails, naming the JVM flag, if the engine
+         * is not available.
+         *
+         * @param engine the engine, or null for the default
+         * @return this config
+         */
+        public Config setFiberEngine(FiberEngine engine) {
+            this.fiberEngine = engine;
+            return this;
+        }
+
+        /**
+         * getFiberEngine() returns the engine set with {@link #setFiberEngine}, or null if none was
+         * (the scheduler then uses {@link FiberEngine#defaultEngine()}).
+         *
+         * @return the engine, or null for the default
+         */
+        public FiberEngine getFiberEngine() {
+            return fiberEngine;
         }
 
         /**
@@ -869,7 +917,8 @@ public final class Scheduler implements AutoCloseable {
                     + ", initializer=" + (workerThreadInitializer == null ? "none" : "custom")
                     + ", uncaughtExceptionHandler=" + (uncaughtExceptionHandler == null ? "default" : "custom")
                     + ", affinity=" + (affinityPolicy == null ? "none" : "custom")
-                    + ", schedulingPolicy=" + (schedulingPolicy == DEFAULT_POLICY ? "FifoPolicy" : "custom") + "]";
+                    + ", schedulingPolicy=" + (schedulingPolicy == DEFAULT_POLICY ? "FifoPolicy" : "custom")
+                    + ", fiberEngine=" + (fiberEngine == null ? "default" : fiberEngine) + "]";
         }
 
         Config copy() {
@@ -883,6 +932,7 @@ public final class Scheduler implements AutoCloseable {
             c.affinityPolicy = affinityPolicy;
             c.schedulingPolicy = schedulingPolicy;
             c.blockingTaskThreshold = blockingTaskThreshold;
+            c.fiberEngine = fiberEngine;
             c.closeWarningAfter = closeWarningAfter;
             return c;
         }

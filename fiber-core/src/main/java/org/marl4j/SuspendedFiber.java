@@ -77,7 +77,7 @@ public record SuspendedFiber(String name, int workerId, String threadName, State
         Duration timeLeft = state == State.TIMED_WAITING ? Duration.ofNanos(fiber.timerIfAny().deadline - now) : null;
         StackTraceElement[] frames = null;
         if (!fiber.isMain() && !pinned) {
-            frames = fiber.continuation.suspendedStackTrace();
+            frames = fiber.stack.suspendedStackTrace();
         } else if (thread != null) {
             // A main fiber, or a pinned fiber: their frames are on the thread's own stack.
             frames = thread.getStackTrace();

@@ -35,7 +35,7 @@ final class WakeBatch {
      */
     boolean add(Waiter waiter, Fiber fiber) {
         Work target = fiber.worker.work;
-        if (Thread.currentThread() == fiber.worker.ownerThread) {
+        if (fiber.worker.onOwnerThread()) {
             return false;
         }
         waiter.notified = true; // before the push, as in notifyWaiter()

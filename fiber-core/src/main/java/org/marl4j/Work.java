@@ -187,7 +187,7 @@ final class Work {
      */
     @Excludes("lock")
     int enqueueOwn(Task task, Worker owner) {
-        assert Thread.currentThread() == owner.ownerThread : "enqueueOwn off the owner's thread";
+        assert owner.onOwnerThread() : "enqueueOwn off the owner's thread";
         if (!lockFreeEnqueue) {
             return tryEnqueue(task); // a custom policy's callback enqueueing under the lock is refused there
         }
@@ -224,7 +224,7 @@ final class Work {
      */
     @Excludes("lock")
     void wake(Fiber fiber) {
-        if (Thread.currentThread() != fiber.worker.ownerThread) {
+        if (!fiber.worker.onOwnerThread()) {
             if (inboxes.pushWoken(fiber)) {
                 ownerSleep.signalIfAsleep();
             }

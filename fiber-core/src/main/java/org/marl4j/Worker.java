@@ -102,6 +102,8 @@ final class Worker implements Runnable {
     final WorkerLock lock;
     /** True for the worker of a {@link Marl#blockingCall}'s thread. */
     final boolean forBlockingCall;
+    /** True if this worker's fibers are virtual threads ({@link FiberEngine#VIRTUAL_THREADS}), false for continuations. */
+    final boolean virtualFibers;
     final WorkerStats stats = new WorkerStats();
     /** How this worker's fibers suspend: the wait entry points, cancellation, the suspended listing. */
     final FiberWaits waits;
@@ -152,6 +154,7 @@ final class Worker implements Runnable {
         this.id = id;
         this.mode = mode;
         this.forBlockingCall = forBlockingCall;
+        this.virtualFibers = scheduler.fiberEngine() == FiberEngine.VIRTUAL_THREADS;
         this.work = new Work(scheduler.newPolicy(), stats);
         this.lock = work.lock;
         this.waits = new FiberWaits(this);
@@ -159,9 +162,33 @@ final class Worker implements Runnable {
         this.sleeping = new Sleeping(this);
     }
 
-    /** current() is the worker of the calling thread, or null if the thread is neither bound nor a worker. */
+    /**
+     * current() is the worker of the calling thread, or null if the thread is neither bound nor a
+     * worker: a worker thread, a bound thread, or one of a worker's fibers of the virtual-thread
+     * engine (each of which records its worker as it starts: {@link #enterVirtualFiber}).
+     */
     static Worker current() {
         return Thread.currentThread() instanceof WorkerThread t ? t.worker : BOUND.get();
+    }
+
+    /** enterVirtualFiber(worker) records, on a starting fiber's virtual thread, the worker it belongs to. */
+    static void enterVirtualFiber(Worker worker) {
+        BOUND.set(worker);
+    }
+
+    /**
+     * onOwnerThread() is whether the caller runs on this worker's thread: the thread itself, or one
+     * of its fibers' virtual threads mounted on it.
+     */
+    boolean onOwnerThread() {
+        Thread t = Thread.currentThread();
+        return t == ownerThread || (virtualFibers && t.isVirtual() && BOUND.get() == this);
+    }
+
+    /** fiberName(id) names the virtual thread of this worker's fiber number id, after the worker's thread. */
+    String fiberName(int id) {
+        Thread t = thread;
+        return (t == null ? "marl-fiber" : t.getName()) + "/fiber-" + id;
     }
 
     // ---------------------------------------------------------------- life cycle
@@ -312,7 +339,7 @@ final class Worker implements Runnable {
             if (next.takeResumesUnlocked()) {
                 lock.unlock(); // it parked without the lock (FiberWaits.suspend(Fiber, Waiter, int)): it goes on without it
             }
-            next.continuation.resume();
+            next.stack.resume();
             current = main;
             Waiter waiter = parking;
             if (waiter != null) { // it yielded to park, without the lock (FiberWaits.suspend(Fiber, Waiter, int))
@@ -321,6 +348,13 @@ final class Worker implements Runnable {
                 if (waits.parkYielded(next, waiter)) {
                     handoff = next; // notified meanwhile: it goes on at once
                 }
+            } else if (next.state == Fiber.State.RUNNING && !next.stack.finished()) {
+                // A virtual thread that blocked in the JDK (or called Thread.yield()): its worker
+                // suspends it for the JDK to wake. A marl4j switch changes the state before it yields.
+                if (!lock.isHeldByCurrentThread()) {
+                    lock.lock();
+                }
+                waits.blockedInJdk(next);
             }
             if (drained) {
                 return; // shut down, with nothing queued and nothing blocked (an STW: unbind())
@@ -433,12 +467,7 @@ final class Worker implements Runnable {
                 if (idleFibers.size() >= MAX_IDLE_FIBERS) {
                     return null; // retire
                 }
-                self.changeState(Fiber.State.RUNNING, Fiber.State.IDLE);
-                idleFibers.addFirst(self);
-                if (!FiberContinuation.suspend()) {
-                    // The worker loop's own frames never pin; reaching here is a bug in marl4j.
-                    throw new IllegalStateException("marl4j internal error: the worker loop of " + self + " is pinned");
-                }
+                idle(self);
                 continue;
             }
             // Idle: the worker ends once shut down with nothing queued, blocked or delayed, and no
@@ -447,7 +476,30 @@ final class Worker implements Runnable {
                 drained = true;
                 return null;
             }
+            if (virtualFibers) {
+                // A virtual thread must not sleep for work: its park would unmount it with the worker
+                // lock's condition half-waited. It goes idle; the trampoline sleeps on the thread itself.
+                if (idleFibers.size() >= MAX_IDLE_FIBERS) {
+                    return null; // retire
+                }
+                idle(self);
+                continue;
+            }
             sleeping.waitForWork();
+        }
+    }
+
+    /**
+     * idle(self) parks self in the idle list, for reuse, and yields to the trampoline, which resumes
+     * the hand-off fiber, if any, or waits for work. Returns, with lock held, once self is picked again.
+     */
+    @GuardedBy("lock")
+    private void idle(Fiber self) {
+        self.changeState(Fiber.State.RUNNING, Fiber.State.IDLE);
+        idleFibers.addFirst(self);
+        if (!self.stack.suspend()) {
+            // The worker loop's own frames never pin; reaching here is a bug in marl4j.
+            throw new IllegalStateException("marl4j internal error: the worker loop of " + self + " is pinned");
         }
     }
 
@@ -527,7 +579,7 @@ final class Worker implements Runnable {
      * ({@code FiberWaits.switchAway}).
      */
     private void clearInterruptForNextTask() {
-        if (mode == Mode.MULTI_THREADED) {
+        if (mode == Mode.MULTI_THREADED || virtualFibers) { // a fiber's virtual thread is never the application's
             Thread.interrupted();
         }
     }

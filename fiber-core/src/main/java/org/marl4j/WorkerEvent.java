@@ -20,10 +20,15 @@ abstract class WorkerEvent extends jdk.jfr.Event {
     @Description("The worker's id: 0 to worker count - 1 for a worker thread, -1 for a thread bound with Scheduler.bind()")
     int workerId;
 
-    /** setWorker(worker) fills in the scheduler and worker fields; called only when the event is committed. */
+    @Label("Fiber Engine")
+    @Description("How the scheduler's fibers suspend: VIRTUAL_THREADS or CONTINUATIONS")
+    String fiberEngine;
+
+    /** setWorker(worker) fills in the scheduler, worker and engine fields; called only when the event is committed. */
     final void setWorker(Worker worker) {
         scheduler = schedulerName(worker.scheduler);
         workerId = worker.id;
+        fiberEngine = worker.scheduler.fiberEngine().name();
     }
 
     /** schedulerName(s) is "Scheduler@" and its identity hash in hex, the stable start of s.toString() (which adds ", closed" later). */

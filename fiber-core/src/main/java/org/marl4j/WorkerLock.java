@@ -7,7 +7,7 @@ import java.util.concurrent.locks.Condition;
  * The lock of one worker ({@code work.mutex} in marl): exclusive and not reentrant, like marl's.
  *
  * <p>It is a class of its own rather than a {@code ReentrantLock} for two reasons. The worker's
- * fibers pass it to one another across fiber switches (all on the worker's one thread), so a
+ * fibers pass it to one another across fiber switches (all on the worker's one OS thread), so a
  * reentrant hold count would only hide bugs. And the lock-checking mode ({@link LockCheck}) must
  * recognise this lock among the synchronizers a thread holds when a fiber suspends: the JVM
  * reports a synchronizer by the class of its AQS, which here is this class.
@@ -21,12 +21,41 @@ final class WorkerLock extends AbstractQueuedSynchronizer {
      */
     void lock() {
         if (!compareAndSetState(0, 1)) {
-            if (getExclusiveOwnerThread() == Thread.currentThread()) { // read only when contended
+            Thread self = Thread.currentThread();
+            if (getExclusiveOwnerThread() == self) { // read only when contended
                 throw reentered();
             }
-            acquire(1);
+            if (self.isVirtual()) {
+                spinToAcquire();
+            } else {
+                acquire(1);
+            }
         } else {
             setExclusiveOwnerThread(Thread.currentThread());
+        }
+    }
+
+    /**
+     * spinToAcquire() takes the lock for a virtual thread, which must never park for it: a fiber of
+     * the virtual-thread engine would unmount, its worker's trampoline would then queue behind it for
+     * this lock, and nothing would be left to run the fiber when the lock is handed to it. Every
+     * other holder keeps the lock for a few bookkeeping steps, so the spin is short.
+     */
+    private void spinToAcquire() {
+        while (!tryAcquire(1)) {
+            Thread.onSpinWait();
+        }
+    }
+
+    /**
+     * handOver(from, to) passes a hold of {@code from} on to {@code to}, if {@code from} holds the
+     * lock; otherwise does nothing. The virtual-thread engine's trampoline hands the lock to the
+     * fiber it resumes and takes it back when the fiber yields (see {@link VirtualFiber}): the same
+     * OS thread, but a different {@code Thread} while the fiber is mounted.
+     */
+    void handOver(Thread from, Thread to) {
+        if (getExclusiveOwnerThread() == from && getState() == 1) {
+            setExclusiveOwnerThread(to);
         }
     }
 

@@ -9,7 +9,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * ChildJvm runs a probe's {@code main} in a fresh JVM on this test run's class path, for the tests
- * that need a JVM of their own: without the {@code --add-exports} flag, with JFR never touched, or
+ * that need a JVM of their own: without the engines' flags, with JFR never touched, or
  * with their own {@code System.err} and default uncaught-exception handler.
  */
 final class ChildJvm {
@@ -19,12 +19,24 @@ final class ChildJvm {
 
     private ChildJvm() {}
 
-    /** addExports(more) is the flag marl4j needs, followed by {@code more} JVM arguments. */
+    /**
+     * addExports(more) is the flags of both fiber engines, this run's choice of engine (the
+     * {@code org.marl4j.fiberEngine} property, if set), then {@code more} JVM arguments.
+     */
     static List<String> addExports(String... more) {
-        List<String> args = new ArrayList<>(List.of("--add-exports", "java.base/jdk.internal.vm=ALL-UNNAMED"));
+        List<String> args = new ArrayList<>(List.of(OPENS, OPENS_VALUE, EXPORTS, EXPORTS_VALUE));
+        String engine = System.getProperty(FiberEngine.PROPERTY);
+        if (engine != null) {
+            args.add("-D" + FiberEngine.PROPERTY + "=" + engine);
+        }
         args.addAll(List.of(more));
         return args;
     }
+
+    static final String OPENS = "--add-opens";
+    static final String OPENS_VALUE = "java.base/java.lang=ALL-UNNAMED";
+    static final String EXPORTS = "--add-exports";
+    static final String EXPORTS_VALUE = "java.base/jdk.internal.vm=ALL-UNNAMED";
 
     /**
      * run(jvmArgs, main, args) runs {@code main} with {@code args} in a child JVM started with
