@@ -23,16 +23,21 @@ import java.util.function.BooleanSupplier;
  * fiber.wake();
  * }</pre>
  *
- * <p>Threading contract:
+ * <p>Threading contract. A fiber is always resumed on its worker's thread. What else holds depends
+ * on the scheduler's {@link FiberEngine}:
  * <ul>
- *   <li>A fiber is always resumed on its worker's thread, so thread-locals and monitors see the
- *       same thread before and after a suspend. The fibers of one worker share that thread's
+ *   <li>{@link FiberEngine#VIRTUAL_THREADS}: the fiber is a virtual thread of its own
+ *       ({@code Thread.currentThread()} in a task), carried by its worker's thread. Its
+ *       {@code ThreadLocal}s, {@code ScopedValue} bindings, interrupt status and locks are its
+ *       own, across marl4j waits and blocking JDK calls alike, and a blocking JDK call suspends the
+ *       fiber only. Locks, monitors and ThreadLocals behave as on any virtual thread.
+ *   <li>{@link FiberEngine#CONTINUATIONS}: the fibers of one worker share that thread's
  *       {@code ThreadLocal}s and {@code ScopedValue} bindings, as marl's fibers share
- *       {@code thread_local}s: do not rely on either across a suspend.
- *   <li>Never suspend while holding a monitor ({@code synchronized}) or a thread-owned lock such as
- *       {@code ReentrantLock}: the JVM records the thread as owner, so another fiber of the same
- *       thread could enter it too, or deadlock on it. Use {@link Mutex}. Run with
- *       {@code -Dorg.marl4j.checkLocks=true} to have every suspend check this.
+ *       {@code thread_local}s: do not rely on either across a suspend. Never suspend while holding
+ *       a monitor ({@code synchronized}) or a thread-owned lock such as {@code ReentrantLock}: the
+ *       JVM records the thread as owner, so another fiber of the same thread could enter it too, or
+ *       deadlock on it. Use {@link Mutex}. Run with {@code -Dorg.marl4j.checkLocks=true} to have
+ *       every suspend check this. A blocking JDK call holds the worker thread.
  *   <li>If the JVM cannot suspend a fiber (its stack holds a native frame or is inside a class
  *       initializer), that one wait blocks the worker thread instead. Meanwhile that thread runs
  *       the worker's queued tasks itself, as plain thread code without a fiber ({@link #current()}
@@ -41,19 +46,20 @@ import java.util.function.BooleanSupplier;
  *       {@link Task.Flag#SAME_THREAD} tasks, wait until the pinned fiber is woken: if its waker is
  *       one of them, the wait never ends, and marl4j logs a warning saying so after a second.
  *       Do not wait on a marl4j primitive inside a static initializer.
- *   <li>Fiber waits are not interruptible. On a bound thread the interrupt status is the
- *       application's and stays pending across waits. On a worker thread each fiber has its own,
- *       as each virtual thread does: the status a fiber had when it suspended is its own again
- *       when it resumes, and no other fiber sees it meanwhile; and it is cleared before each
- *       task (as {@code ThreadPoolExecutor} does), so a status one task leaves is not the next one's.
+ *   <li>Fiber waits are not interruptible (blocking JDK calls are, on the virtual-thread engine).
+ *       On a bound thread the interrupt status is the application's and stays pending across
+ *       waits. Every other fiber has its own, as each virtual thread does: the status a fiber had
+ *       when it suspended is its own again when it resumes, and no other fiber sees it meanwhile;
+ *       and it is cleared before each task (as {@code ThreadPoolExecutor} does), so a status one
+ *       task leaves is not the next one's.
  * </ul>
  *
  * <p>A thread bound with {@link Scheduler#bind()} has a fiber too (its "main fiber"): when it
  * blocks, the thread runs its worker's queued tasks until it is woken.
  *
- * <p>marl's configurable fiber stack size has no equivalent: a continuation's frames live on its
- * worker thread's stack while it runs and are copied to the heap, at their actual size, when it
- * suspends. The worker threads' stack size bounds how deep a task may recurse.
+ * <p>marl's configurable fiber stack size has no equivalent: a fiber's frames live on its worker
+ * thread's stack while it runs and are copied to the heap, at their actual size, when it suspends.
+ * The worker threads' stack size bounds how deep a task may recurse.
  */
 public final class Fiber extends Waiter {
     /**
@@ -65,14 +71,15 @@ public final class Fiber extends Waiter {
      * IDLE      RUNNING   the trampoline picks an idle (or new) fiber to run the worker loop
      * RUNNING   IDLE      the worker loop hands the thread to a ready fiber and parks itself for reuse
      * RUNNING   YIELDED   the fiber suspends without a deadline (FiberWaits.suspend, or for a fiber
- *                     that parked without the lock, the trampoline: FiberWaits.parkYielded)
+     *                     that parked without the lock, the trampoline: FiberWaits.parkYielded), or
+     *                     a virtual thread blocked in the JDK (the trampoline: FiberWaits.blockedInJdk)
      * RUNNING   WAITING   the fiber suspends with a deadline, filed in the deadline heap
      * YIELDED   QUEUED    wake(), or cancellation by close(Duration)
      * WAITING   QUEUED    wake(), its deadline passed, or cancellation by close(Duration)
      * QUEUED    RUNNING   its worker resumes it (or, pinned, it stops blocking the thread)
      * </pre>
      *
-     * A thread's main fiber starts RUNNING; a new continuation fiber starts IDLE.
+     * A thread's main fiber starts RUNNING; a new fiber starts IDLE.
      */
     enum State {
         /** IDLE: no task of its own; sits in its worker's idle list, ready to run the worker loop again. */

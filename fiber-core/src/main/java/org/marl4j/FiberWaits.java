@@ -477,14 +477,16 @@ final class FiberWaits {
      * If the JDK already has (it may, from any thread, as soon as the thread unmounted), the fiber
      * is readied at once; otherwise the JDK's later wake finds it YIELDED: the flag is written before
      * the wake is posted, and read here after the state change, both under this lock or through
-     * the inbox that the owner drains under it. Called with lock held, on the worker's thread.
+     * the inbox that the owner drains under it. {@code withLock}: the fiber held the worker lock
+     * when its run returned, which only a fiber that did not run at all does (a JDK stack walk held
+     * it still), and it resumes holding it. Called with lock held, on the worker's thread.
      */
     @GuardedBy("lock")
-    void blockedInJdk(Fiber fiber) {
+    void blockedInJdk(Fiber fiber, boolean withLock) {
         fiber.changeState(Fiber.State.RUNNING, Fiber.State.YIELDED);
         worker.suspended.add(fiber);
         fiber.setBlockedInJdk(true);
-        fiber.setResumesUnlocked(true); // it blocked in its task's code, where it holds no worker lock
+        fiber.setResumesUnlocked(!withLock); // it blocked in its task's code, where it holds no worker lock
         if (fiber.virtualThread().runnable) {
             work.wakeLocked(fiber);
         }

@@ -277,13 +277,17 @@ public final class Scheduler implements AutoCloseable {
     public void enqueue(Task task) {
         Objects.requireNonNull(task, "task must not be null");
         if (workers.length > 0 && !bound.closing() && !task.is(Task.Flag.SAME_THREAD)) {
-            // The common cases need no thread-local lookup: a worker thread is known by its class.
-            if (Thread.currentThread() instanceof WorkerThread t && t.worker.scheduler == this) {
-                placement.enqueueOnOwnWorker(t.worker, task);
-            } else {
-                placement.enqueueOnWorkerThreads(task);
+            // The common cases need no thread-local lookup: a worker thread is known by its class. A
+            // virtual thread may be a fiber of one of this scheduler's workers: the lookup below tells.
+            Thread t = Thread.currentThread();
+            if (t instanceof WorkerThread w && w.worker.scheduler == this) {
+                placement.enqueueOnOwnWorker(w.worker, task);
+                return;
             }
-            return;
+            if (!t.isVirtual()) {
+                placement.enqueueOnWorkerThreads(task);
+                return;
+            }
         }
         Worker own = placement.ownWorkerOrReject();
         if (task.is(Task.Flag.SAME_THREAD) || workers.length == 0) {

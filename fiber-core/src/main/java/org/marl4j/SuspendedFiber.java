@@ -78,6 +78,8 @@ public record SuspendedFiber(String name, int workerId, String threadName, State
         StackTraceElement[] frames = null;
         if (!fiber.isMain() && !pinned) {
             frames = fiber.stack.suspendedStackTrace();
+        } else if (fiber.virtualThread() != null) {
+            frames = fiber.virtualThread().thread.getStackTrace(); // pinned: mounted on its worker's thread
         } else if (thread != null) {
             // A main fiber, or a pinned fiber: their frames are on the thread's own stack.
             frames = thread.getStackTrace();

@@ -106,7 +106,12 @@ final class VirtualFiber implements FiberStack, Executor {
             return;
         }
         runnable = true;
-        fiber.worker.work.wake(fiber);
+        Work work = fiber.worker.work;
+        if (work.lock.isHeldByCurrentThread()) {
+            work.wakeLocked(fiber); // a stack walk by the worker's own thread, in a diagnostic dump
+        } else {
+            work.wake(fiber);
+        }
     }
 
     @Override
@@ -152,12 +157,20 @@ final class VirtualFiber implements FiberStack, Executor {
     }
 
     /**
-     * suspendedStackTrace() walks the unmounted virtual thread. The JDK stops the thread from
-     * running meanwhile and may hand it to {@link #execute} afterwards, which is a spurious wake.
+     * suspendedStackTrace() walks the unmounted virtual thread. The JDK stops the thread from running
+     * meanwhile and hands it to {@link #execute} afterwards in case it was made runnable meanwhile.
+     * For a fiber suspended by marl4j that hand-back is no wake (its worker resumes it), so it is
+     * dropped as a yield's is; for one blocked in the JDK it may be the JDK's wake, and is kept.
+     * Called with the worker's lock held, which keeps the fiber from being resumed.
      */
     @Override
     public StackTraceElement[] suspendedStackTrace() {
-        return thread.getStackTrace();
+        yieldingToWorker = !fiber.blockedInJdk();
+        try {
+            return thread.getStackTrace();
+        } finally {
+            yieldingToWorker = false;
+        }
     }
 
     /** interrupt() interrupts the fiber's virtual thread: ends a blocking JDK call in it. Any thread. */

@@ -27,6 +27,14 @@ import java.util.ArrayDeque;
  * own stack: when it blocks, it runs the trampoline in place until it is itself woken; at unbind()
  * it runs it until the worker has drained, so its remaining tasks run on fibers too.
  *
+ * <p><b>Two fiber engines</b> ({@link FiberEngine}), one trampoline. A fiber's {@link FiberStack}
+ * is a raw continuation ({@link FiberContinuation}) or a virtual thread whose scheduler is this
+ * worker ({@link VirtualFiber}); the trampoline resumes either the same way, and either yields back
+ * to it. A virtual thread also comes back when it blocks in the JDK: the trampoline then finds it
+ * still RUNNING, suspends it ({@link FiberWaits#blockedInJdk}) and goes on with other work; the
+ * JDK's wake-up reaches this worker as a {@link Work#wake}. Such a fiber never sleeps for work on
+ * the worker's condition (its park would unmount it): it goes idle, and the trampoline sleeps.
+ *
  * <p><b>Lock hand-off.</b> As in marl, {@code lock} is held across fiber switches: a suspending
  * fiber yields with it held and the fiber resumed next continues holding it; except a fiber that
  * parks without it ({@link FiberWaits#parkYielded}), for which the trampoline takes the lock once
@@ -351,10 +359,13 @@ final class Worker implements Runnable {
             } else if (next.state == Fiber.State.RUNNING && !next.stack.finished()) {
                 // A virtual thread that blocked in the JDK (or called Thread.yield()): its worker
                 // suspends it for the JDK to wake. A marl4j switch changes the state before it yields.
-                if (!lock.isHeldByCurrentThread()) {
+                // It held the worker lock (handed back by resume()) only if it never ran, a JDK stack
+                // walk having held it still: then it resumes with the lock, as it was suspended.
+                boolean withLock = lock.isHeldByCurrentThread();
+                if (!withLock) {
                     lock.lock();
                 }
-                waits.blockedInJdk(next);
+                waits.blockedInJdk(next, withLock);
             }
             if (drained) {
                 return; // shut down, with nothing queued and nothing blocked (an STW: unbind())

@@ -15,13 +15,17 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
-/** The checking mode (-Dorg.marl4j.checkLocks=true) that catches suspends while holding a thread-owned lock. */
+/**
+ * The checking mode (-Dorg.marl4j.checkLocks=true) that catches suspends while holding a thread-owned
+ * lock: a rule of the continuation engine only (a virtual-thread fiber owns its locks), so the
+ * schedulers here use that engine.
+ */
 class LockCheckTest {
 
     /** Runs body as a task on a scheduler created with the check on; returns what it threw. */
     private static Throwable runChecked(boolean enabled, Consumer<Event> body) {
         AtomicReference<Throwable> thrown = new AtomicReference<>();
-        Scheduler.Config config = TestSchedulers.config(1);
+        Scheduler.Config config = TestSchedulers.config(1).setFiberEngine(FiberEngine.CONTINUATIONS);
         Scheduler scheduler;
         // The property is read by the constructor: set only around it, so that a test that hangs
         // (and is abandoned by its timeout) does not leave the slow check on for the tests after it.
@@ -140,7 +144,7 @@ class LockCheckTest {
         System.setProperty(LockCheck.PROPERTY, "true");
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try {
-            Scheduler.Config config = TestSchedulers.config(1);
+            Scheduler.Config config = TestSchedulers.config(1).setFiberEngine(FiberEngine.CONTINUATIONS);
             Future<Throwable> outcome = pool.submit(() -> {
                 try {
                     TestSchedulers.withBoundScheduler(config, scheduler -> {
@@ -159,7 +163,7 @@ class LockCheckTest {
             assertNull(outcome.get());
             ReentrantLock taken = new ReentrantLock();
             Future<Throwable> afterBind = pool.submit(() -> {
-                Scheduler scheduler = new Scheduler(TestSchedulers.config(0));
+                Scheduler scheduler = new Scheduler(TestSchedulers.config(0).setFiberEngine(FiberEngine.CONTINUATIONS));
                 scheduler.bind();
                 try {
                     taken.lock(); // taken after bind: reported

@@ -34,7 +34,8 @@ final class MonitorBlockedProbe {
             @Override
             public void close() {}
         });
-        Scheduler scheduler = new Scheduler(new Scheduler.Config().setWorkerThreadCount(1).setThreadNamePrefix("probe-worker-"));
+        Scheduler scheduler = new Scheduler(new Scheduler.Config().setWorkerThreadCount(1).setThreadNamePrefix("probe-worker-")
+                .setFiberEngine(FiberEngine.CONTINUATIONS));
         Object lock = new Object();
         Event never = new Event(Event.Mode.MANUAL);
         scheduler.enqueue(new Task(() -> {

@@ -23,7 +23,10 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * No task is stranded behind a worker whose thread a task blocks while another worker is idle,
- * whatever the spin duration; and a task holding its thread is reported (stats and JFR).
+ * whatever the spin duration; and a task holding its thread is reported (stats and JFR). The tasks
+ * here hold their thread with plain blocking calls, so the schedulers use the continuation engine,
+ * on which such a call holds the worker; on the virtual-thread engine only a pinned fiber does
+ * (VirtualThreadPinnedTest).
  */
 class MonitorTest {
     @TempDir
@@ -38,7 +41,7 @@ class MonitorTest {
     @org.junit.jupiter.params.provider.CsvSource({"2, 0", "2, 1", "4, 0", "4, 1", "8, 0", "64, 0"})
     void tasksQueuedBehindABlockedWorker_areRunByIdleWorkers(int workers, int spinMillis) {
         TaskErrors errors = new TaskErrors();
-        Scheduler.Config config = errors.config(workers).setSpinDuration(Duration.ofMillis(spinMillis));
+        Scheduler.Config config = errors.config(workers).setFiberEngine(FiberEngine.CONTINUATIONS).setSpinDuration(Duration.ofMillis(spinMillis));
         int quick = 8 * workers;
         CountDownLatch ran = new CountDownLatch(quick);
         AtomicInteger released = new AtomicInteger();
@@ -72,7 +75,7 @@ class MonitorTest {
     @ValueSource(ints = {2, 4})
     void aWorkerJustWokenByAnEnqueue_isNotTakenForStalled(int workers) {
         TaskErrors errors = new TaskErrors();
-        Scheduler.Config config = errors.config(workers).setSpinDuration(Duration.ZERO);
+        Scheduler.Config config = errors.config(workers).setFiberEngine(FiberEngine.CONTINUATIONS).setSpinDuration(Duration.ZERO);
         int rounds = 200;
         try (Scheduler scheduler = new Scheduler(config)) {
             Worker target = scheduler.worker(0);
@@ -111,7 +114,7 @@ class MonitorTest {
 
     @Test
     void aBlockingTaskThresholdTooLongForNanoseconds_isAccepted() {
-        Scheduler.Config config = TestSchedulers.config(1).setBlockingTaskThreshold(Duration.ofSeconds(Long.MAX_VALUE));
+        Scheduler.Config config = TestSchedulers.config(1).setFiberEngine(FiberEngine.CONTINUATIONS).setBlockingTaskThreshold(Duration.ofSeconds(Long.MAX_VALUE));
         try (Scheduler scheduler = new Scheduler(config)) { // it threw ArithmeticException here
             WaitGroup ran = new WaitGroup(1);
             scheduler.enqueue(new Task(ran::done));
@@ -123,7 +126,7 @@ class MonitorTest {
     @ParameterizedTest(name = "{0} worker threads")
     @ValueSource(ints = {1, 2})
     void aTaskHoldingItsThread_isCounted_andRecordedInJfrWithItsStack(int workers) throws Exception {
-        Scheduler.Config config = TestSchedulers.config(workers).setBlockingTaskThreshold(Duration.ofMillis(20));
+        Scheduler.Config config = TestSchedulers.config(workers).setFiberEngine(FiberEngine.CONTINUATIONS).setBlockingTaskThreshold(Duration.ofMillis(20));
         Path file = dir.resolve("blocking-" + workers + ".jfr");
         // Load the suspend path's classes (the FiberSuspend event's among them) before recording: their
         // first use holds the thread inside Fiber.sleep, which a loaded machine stretches past 20 ms.
@@ -237,7 +240,7 @@ class MonitorTest {
         Monitor.strandedWarningNanos = Duration.ofMillis(50).toNanos();
         CountDownLatch release = new CountDownLatch(1);
         try (LogCapture log = LogCapture.of(Scheduler.class);
-                Scheduler scheduler = new Scheduler(TestSchedulers.config(1))) {
+                Scheduler scheduler = new Scheduler(TestSchedulers.config(1).setFiberEngine(FiberEngine.CONTINUATIONS))) {
             try {
                 body.run(scheduler, log, release);
             } finally {
@@ -262,7 +265,7 @@ class MonitorTest {
     @Test
     void aPolicyThatThrowsForTheMonitor_isReported_andTheMonitorGoesOn() throws Exception {
         TaskErrors errors = new TaskErrors();
-        Scheduler.Config config = errors.config(2).setSchedulingPolicy(RefusesOnTheMonitor::new);
+        Scheduler.Config config = errors.config(2).setFiberEngine(FiberEngine.CONTINUATIONS).setSchedulingPolicy(RefusesOnTheMonitor::new);
         CountDownLatch release = new CountDownLatch(1);
         AtomicInteger delayedRan = new AtomicInteger();
         try (Scheduler scheduler = new Scheduler(config)) {
@@ -282,7 +285,7 @@ class MonitorTest {
 
     @Test
     void aWorkerThatHasJustStarted_isNotTakenForAStalledOne_byTheMonitorsFirstSample() {
-        try (Scheduler scheduler = new Scheduler(TestSchedulers.config(0));
+        try (Scheduler scheduler = new Scheduler(TestSchedulers.config(0).setFiberEngine(FiberEngine.CONTINUATIONS));
                 LogCapture log = LogCapture.of(Scheduler.class)) {
             // Active, no task begun yet, a task queued: a worker whose thread has just started.
             Worker starting = new Worker(scheduler, 0, Worker.Mode.MULTI_THREADED, false);

@@ -21,9 +21,14 @@ class MutexTest {
 
     /** Two SAME_THREAD fibers on one thread: the second waits while the first suspends inside. */
     private static int maxInsideOnOneThread(Lock lock) {
+        return maxInsideOnOneThread(lock, null);
+    }
+
+    /** maxInsideOnOneThread(lock, engine) is how many SAME_THREAD fibers held lock at once across a Fiber.sleep. */
+    private static int maxInsideOnOneThread(Lock lock, FiberEngine engine) {
         AtomicInteger inside = new AtomicInteger();
         AtomicInteger maxInside = new AtomicInteger();
-        TestSchedulers.withBoundScheduler(1, scheduler -> {
+        TestSchedulers.withBoundScheduler(TestSchedulers.config(1).setFiberEngine(engine), scheduler -> {
             WaitGroup done = new WaitGroup(1);
             Marl.schedule(() -> {
                 WaitGroup both = new WaitGroup(2);
@@ -54,9 +59,11 @@ class MutexTest {
     }
 
     @Test
-    void reentrantLockDoesNotExcludeFibersThatShareOneThread() {
-        // Why Mutex exists: a ReentrantLock belongs to the thread, which both fibers run on.
-        assertEquals(2, maxInsideOnOneThread(new ReentrantLock()));
+    void reentrantLockDoesNotExcludeContinuationFibersThatShareOneThread_butDoesExcludeVirtualThreadFibers() {
+        // Why Mutex exists: a ReentrantLock belongs to the thread, which both continuation fibers run on.
+        assertEquals(2, maxInsideOnOneThread(new ReentrantLock(), FiberEngine.CONTINUATIONS));
+        // A fiber of the virtual-thread engine is a thread of its own: the lock excludes the other.
+        assertEquals(1, maxInsideOnOneThread(new ReentrantLock(), FiberEngine.VIRTUAL_THREADS));
     }
 
     @ForEachWorkerCount

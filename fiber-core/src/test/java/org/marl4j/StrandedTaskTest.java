@@ -19,8 +19,9 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * Tasks queued on a worker whose thread a task blocks are run by another worker, whatever the spin
- * duration, including a worker that has never had work since it started (the issue 8 stranding:
- * such a worker ignored the monitor's hand-off and went back to sleep for good).
+ * duration, including a worker that has never had work since it started (such a worker once
+ * ignored the monitor's hand-off and went back to sleep for good). The blocking tasks use plain
+ * blocking calls, which hold the worker thread on the continuation engine, the engine used here.
  */
 class StrandedTaskTest {
     @ParameterizedTest(name = "{0} worker threads, spin {1} µs")
@@ -64,7 +65,7 @@ class StrandedTaskTest {
     private static void assertRunOnAnotherWorker(int workers, int spinMicros, int count, Placement placement)
             throws Exception {
         TaskErrors errors = new TaskErrors();
-        Scheduler.Config config = errors.config(workers).setSpinDuration(Duration.ofNanos(spinMicros * 1000L));
+        Scheduler.Config config = errors.config(workers).setFiberEngine(FiberEngine.CONTINUATIONS).setSpinDuration(Duration.ofNanos(spinMicros * 1000L));
         AtomicInteger ran = new AtomicInteger();
         Set<Thread> ranOn = ConcurrentHashMap.newKeySet();
         CountDownLatch release = new CountDownLatch(1);
@@ -97,7 +98,7 @@ class StrandedTaskTest {
     @org.junit.jupiter.params.provider.ValueSource(strings = {"fifo", "priority"})
     void aStealableTaskQueuedBehindASameThreadTask_ofABlockedWorker_runsOnAnotherWorker(String policy) throws Exception {
         TaskErrors errors = new TaskErrors();
-        Scheduler.Config config = errors.config(2);
+        Scheduler.Config config = errors.config(2).setFiberEngine(FiberEngine.CONTINUATIONS);
         if (policy.equals("priority")) {
             config.setSchedulingPolicy(PriorityPolicy::new);
         }
