@@ -107,6 +107,8 @@ public final class Marl {
      * a microsecond to start, needs no pool, and releases its carrier while it blocks in I/O.
      *
      * <p>Off a fiber, or on a thread with no scheduler bound, the call simply runs on the caller.
+     * So does it on a fiber of the {@link FiberEngine#VIRTUAL_THREADS} engine, which is a virtual
+     * thread already: a blocking call there suspends only the fiber, with nothing to move.
      *
      * @param <T> the type of the call's result
      * @param call the thread-blocking call
@@ -116,7 +118,8 @@ public final class Marl {
     public static <T> T blockingCall(Callable<T> call) throws Exception {
         Objects.requireNonNull(call, "call must not be null");
         Scheduler scheduler = Scheduler.get();
-        if (scheduler == null || Fiber.current() == null) {
+        Fiber fiber = Fiber.current();
+        if (scheduler == null || fiber == null || fiber.virtualThread() != null) {
             return call.call();
         }
         Object[] outcome = new Object[2];

@@ -122,7 +122,13 @@ final class VirtualFiber implements FiberStack, Executor {
             lock.handOver(carrier, thread);
         }
         runnable = false;
+        // Mounting a virtual thread takes over its carrier's interrupt status, and unmounting clears
+        // it: a bound thread's own status is the application's, kept across the fibers it carries.
+        boolean carrierInterrupted = carrier.isInterrupted();
         runContinuation.run();
+        if (carrierInterrupted) {
+            carrier.interrupt();
+        }
         lock.handOver(thread, carrier);
         Throwable t = failure;
         if (t != null) {

@@ -366,7 +366,8 @@ class EventTest {
         AtomicBoolean callbackRan = new AtomicBoolean();
         java.util.concurrent.CountDownLatch blockerStarted = new java.util.concurrent.CountDownLatch(1);
         java.util.concurrent.CountDownLatch releaseBlocker = new java.util.concurrent.CountDownLatch(1);
-        Scheduler scheduler = new Scheduler(TestSchedulers.config(1)); // one worker: the waiter and the blocker share it
+        // One worker: the waiter and the blocker share it, and the blocker holds its thread (continuations).
+        Scheduler scheduler = new Scheduler(TestSchedulers.config(1).setFiberEngine(FiberEngine.CONTINUATIONS));
         Thread closer = null;
         try (LogCapture log = LogCapture.of(Scheduler.class)) {
             scheduler.enqueue(new Task(event::await));

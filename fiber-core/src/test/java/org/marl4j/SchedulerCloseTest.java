@@ -204,7 +204,10 @@ class SchedulerCloseTest {
     @Test
     void close_insideBlockingCall_saysToReturnFromTheCallFirst() {
         AtomicReference<Throwable> thrown = new AtomicReference<>();
-        TestSchedulers.withBoundScheduler(1, scheduler -> TestSchedulers.runOnFiber(scheduler, () -> {
+        // On the continuation engine the call runs on a thread of its own; on the virtual-thread
+        // engine it runs on the fiber itself, whose close() is a task's close (MarlTest).
+        Scheduler.Config config = TestSchedulers.config(1).setFiberEngine(FiberEngine.CONTINUATIONS);
+        TestSchedulers.withBoundScheduler(config, scheduler -> TestSchedulers.runOnFiber(scheduler, () -> {
             Marl.blockingCall(() -> {
                 try {
                     scheduler.close();

@@ -58,7 +58,7 @@ class SchedulerTest {
         String defaults = new Scheduler.Config().toString();
         assertEquals("Scheduler.Config[workerThreads=0, spin=PT0.001S, threadNamePrefix=marl-worker-, daemon=false, "
                 + "blockingTaskThreshold=PT0.1S, initializer=none, uncaughtExceptionHandler=default, affinity=none, "
-                + "schedulingPolicy=FifoPolicy]", defaults);
+                + "schedulingPolicy=FifoPolicy, fiberEngine=default]", defaults);
         String custom = new Scheduler.Config().setWorkerThreadCount(2).setSchedulingPolicy(PriorityPolicy::new)
                 .setUncaughtExceptionHandler((t, e) -> { }).toString();
         assertTrue(custom.contains("workerThreads=2") && custom.contains("schedulingPolicy=custom")
@@ -241,7 +241,7 @@ class SchedulerTest {
             WaitGroup wg = new WaitGroup(10_000);
             for (int i = 0; i < 10_000; i++) {
                 Marl.schedule(() -> {
-                    threads.add(Thread.currentThread());
+                    threads.add(TestSchedulers.workerThread());
                     wg.done();
                 });
             }
@@ -300,10 +300,10 @@ class SchedulerTest {
             WaitGroup wg = new WaitGroup(tasks);
             for (int i = 0; i < tasks; i++) {
                 Marl.schedule(() -> {
-                    Thread before = Thread.currentThread();
+                    Thread before = TestSchedulers.workerThread();
                     started.incrementAndGet();
                     fence.await();
-                    if (Thread.currentThread() != before) {
+                    if (TestSchedulers.workerThread() != before) {
                         moved.incrementAndGet();
                     }
                     wg.done();
@@ -675,11 +675,11 @@ class SchedulerTest {
             WaitGroup wg = new WaitGroup(parents * children);
             for (int p = 0; p < parents; p++) {
                 Marl.schedule(() -> {
-                    Thread parentThread = Thread.currentThread();
+                    Thread parentThread = TestSchedulers.workerThread();
                     WaitGroup mine = new WaitGroup(children);
                     for (int c = 0; c < children; c++) {
                         Scheduler.get().enqueue(new Task(() -> {
-                            if (Thread.currentThread() != parentThread) {
+                            if (TestSchedulers.workerThread() != parentThread) {
                                 elsewhere.incrementAndGet();
                             }
                             ran.incrementAndGet();
@@ -703,7 +703,7 @@ class SchedulerTest {
             WaitGroup wg = new WaitGroup(100);
             for (int i = 0; i < 100; i++) {
                 scheduler.enqueue(new Task(() -> {
-                    threads.add(Thread.currentThread());
+                    threads.add(TestSchedulers.workerThread());
                     wg.done();
                 }, Task.Flag.SAME_THREAD));
             }
@@ -755,7 +755,9 @@ class SchedulerTest {
         assertEquals(IntStream.range(0, rounds).mapToObj(i -> "boom " + i).sorted().toList(),
                 reported.stream().map(Throwable::getMessage).sorted().toList());
         if (workers > 0) {
-            assertTrue(reportedOn.stream().allMatch(t -> t instanceof WorkerThread), reportedOn.toString());
+            // The thread the task ran on: the worker thread, or on the virtual-thread engine the fiber's own thread.
+            assertTrue(reportedOn.stream().allMatch(t -> t instanceof WorkerThread
+                    || t.isVirtual() && t.getName().startsWith(config.getThreadNamePrefix())), reportedOn.toString());
         }
     }
 
@@ -763,13 +765,13 @@ class SchedulerTest {
     void workerThreadInitializer_runsOncePerWorker_onItsThread_beforeItsTasks(int workers) {
         ConcurrentLinkedQueue<Integer> ids = new ConcurrentLinkedQueue<>();
         ConcurrentLinkedQueue<String> mismatchedNames = new ConcurrentLinkedQueue<>();
-        ThreadLocal<Integer> initializedAs = new ThreadLocal<>();
+        Set<Thread> initialized = ConcurrentHashMap.newKeySet();
         AtomicInteger uninitialized = new AtomicInteger();
         Scheduler.Config config = TestSchedulers.config(workers);
         String prefix = config.getThreadNamePrefix();
         config.setWorkerThreadInitializer(id -> {
             ids.add(id);
-            initializedAs.set(id);
+            initialized.add(Thread.currentThread());
             if (!Thread.currentThread().getName().equals(prefix + id)) {
                 mismatchedNames.add(Thread.currentThread().getName());
             }
@@ -778,7 +780,7 @@ class SchedulerTest {
             WaitGroup wg = new WaitGroup(1000);
             for (int i = 0; i < 1000; i++) {
                 Marl.schedule(() -> {
-                    if (workers > 0 && initializedAs.get() == null) {
+                    if (workers > 0 && !initialized.contains(TestSchedulers.workerThread())) {
                         uninitialized.incrementAndGet();
                     }
                     wg.done();

@@ -25,6 +25,16 @@ public final class TestSchedulers {
 
     private TestSchedulers() {}
 
+    /**
+     * workerThread() is the thread that carries the caller as its scheduler sees it: the worker's
+     * thread (or the bound thread) whatever the fiber engine, where {@code Thread.currentThread()}
+     * would be a fiber's own virtual thread; the current thread off a scheduler.
+     */
+    public static Thread workerThread() {
+        Worker worker = Worker.current();
+        return worker == null ? Thread.currentThread() : worker.thread();
+    }
+
     /** A config with the given worker count and a thread-name prefix unique to this scheduler. */
     public static Scheduler.Config config(int workers) {
         return new Scheduler.Config()

@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.regex.Pattern;
+
 import org.junit.jupiter.api.Test;
 
 /**
@@ -22,10 +24,11 @@ class UncaughtReportTest {
     @Test
     void withNoHandler_theTraceSaysTheThreadGoesOn_onABoundThreadAndOnAWorker() throws Exception {
         String output = runProbe();
-        assertTrue(output.contains("Exception in a marl4j task on thread \"main\" (the thread goes on): "
-                + "java.lang.IllegalStateException: boom on main"), output);
-        assertTrue(output.contains("Exception in a marl4j task on thread \"probe-worker-0\" (the thread goes on): "
-                + "java.lang.IllegalStateException: boom on a worker"), output);
+        // The thread a task ran on: the worker's (or bound) thread, or one of its fibers' virtual threads.
+        assertTrue(Pattern.compile("Exception in a marl4j task on thread \"main(/fiber-\\d+)?\" \\(the thread goes on\\): "
+                + "java.lang.IllegalStateException: boom on main").matcher(output).find(), output);
+        assertTrue(Pattern.compile("Exception in a marl4j task on thread \"probe-worker-0(/fiber-\\d+)?\" \\(the thread goes on\\): "
+                + "java.lang.IllegalStateException: boom on a worker").matcher(output).find(), output);
         assertTrue(output.contains("\tat org.marl4j.UncaughtReportProbe"), "prints the trace: " + output);
         assertFalse(output.contains("Exception in thread"), output);
         assertTrue(output.contains("main went on"), output);
@@ -34,8 +37,8 @@ class UncaughtReportTest {
     @Test
     void aHandlerThatThrows_losesNeitherException_andTheWorkerGoesOn() throws Exception {
         String output = runProbe("throwing-handler");
-        assertTrue(output.contains("Exception in a marl4j task on thread \"probe-worker-0\" (which its uncaught-exception "
-                + "handler failed to report): java.lang.IllegalStateException: boom on a worker"), output);
+        assertTrue(Pattern.compile("Exception in a marl4j task on thread \"probe-worker-0(/fiber-\\d+)?\" \\(which its uncaught-exception "
+                + "handler failed to report\\): java.lang.IllegalStateException: boom on a worker").matcher(output).find(), output);
         assertTrue(output.contains("Exception thrown from the uncaught-exception handler (the thread goes on): "
                 + "java.lang.IllegalStateException: handler bug"), output);
         assertTrue(output.contains("main went on"), output);
