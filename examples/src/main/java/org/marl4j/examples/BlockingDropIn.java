@@ -2,7 +2,6 @@ package org.marl4j.examples;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Callable;
 import java.util.concurrent.Future;
 import org.marl4j.Scheduler;
 import org.marl4j.futures.MarlExecutorService;
@@ -42,18 +41,16 @@ public final class BlockingDropIn {
     public static void main(String[] args) throws Exception {
         // readme:begin blocking-drop-in
         try (MarlExecutorService executor = new MarlExecutorService(Scheduler.Config.allCores())) {
-            List<Callable<String>> requests = new ArrayList<>();
+            List<Future<String>> replies = new ArrayList<>();
             for (int i = 0; i < 1_000; i++) {
                 String id = "request-" + i;
-                requests.add(() -> handle(id));
+                replies.add(executor.submit(() -> handle(id)));
             }
-            List<Future<String>> replies = executor.invokeAll(requests);
-            long ownId = 0;
+            int own = 0;
             for (int i = 0; i < replies.size(); i++) {
-                ownId += replies.get(i).get().equals("request-" + i) ? 1 : 0;
+                own += replies.get(i).get().equals("request-" + i) ? 1 : 0;
             }
-            System.out.println(ownId + " of " + replies.size() + " requests read back their own id ("
-                    + executor.scheduler().fiberEngine() + " engine)");
+            System.out.println(own + " of 1000 requests read back their own id (" + executor.scheduler().fiberEngine() + ")");
         }
         // readme:end blocking-drop-in
     }

@@ -55,7 +55,7 @@ class ExecutableJarIT {
     void javaJar_runsOnTheVirtualThreadEngineWithoutAnyFlag() throws Exception {
         Run run = javaJar("blocking-drop-in");
         assertEquals(0, run.exit(), run.output());
-        assertTrue(run.output().contains("1000 of 1000 requests read back their own id (VIRTUAL_THREADS engine)"), run.output());
+        assertTrue(run.output().contains("1000 of 1000 requests read back their own id (VIRTUAL_THREADS)"), run.output());
     }
 
     @Test

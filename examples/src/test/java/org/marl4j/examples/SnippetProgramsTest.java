@@ -55,7 +55,7 @@ class SnippetProgramsTest {
     @Test
     void blockingDropIn_everyRequestReadsBackItsOwnId() throws Exception {
         String out = assertTimeoutPreemptively(LIMIT, () -> Output.of(() -> BlockingDropIn.main(new String[0])));
-        assertEquals("1000 of 1000 requests read back their own id (" + FiberEngine.defaultEngine() + " engine)", out.strip());
+        assertEquals("1000 of 1000 requests read back their own id (" + FiberEngine.defaultEngine() + ")", out.strip());
     }
 
     @Test
