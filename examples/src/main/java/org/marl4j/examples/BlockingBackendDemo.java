@@ -59,8 +59,8 @@ final class BlockingBackendDemo {
                     + " (%s engine), on %d threads.%n", marl.perSecond(), engine, threads));
         } else if (engine == FiberEngine.CONTINUATIONS) {
             text.append(String.format(Locale.ROOT, "marl4j served %,.0f: on the CONTINUATIONS engine a blocking JDK"
-                    + " call holds its worker thread.%nRun with --add-opens java.base/java.lang=ALL-UNNAMED"
-                    + " (VIRTUAL_THREADS), or wrap such calls in Marl.blockingCall.%n", marl.perSecond()));
+                    + " call holds its worker thread.%nUse the VIRTUAL_THREADS engine (its flag: --add-opens"
+                    + " java.base/java.lang=ALL-UNNAMED), or wrap such calls in Marl.blockingCall.%n", marl.perSecond()));
         } else {
             text.append(String.format(Locale.ROOT, "marl4j served %,.0f, under that ceiling: the cores (shared with the"
                     + " load generator) limited it first.%n", marl.perSecond()));

@@ -10,7 +10,7 @@ import org.marl4j.Scheduler;
  * server on virtual threads and on a fixed thread pool (see {@link HttpServerDemo}); the same server
  * whose handler makes a plain blocking call instead, on marl4j and on virtual threads (see
  * {@link BlockingBackendDemo}); then a Reactor {@code publishOn(marl)} pipeline whose operator awaits
- * a future (see {@link ReactorExample}). It runs for about 30 seconds and exits by itself.
+ * a future (see {@link ReactorExample}). It runs for about 25 seconds and exits by itself.
  *
  * <p>Each stage is one call in {@link #main}. System properties change the HTTP stage's load:
  * {@code -Ddemo.clients=64 -Ddemo.warmupMillis=1000 -Ddemo.measureMillis=4000} (the defaults). The
