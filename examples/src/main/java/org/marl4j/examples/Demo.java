@@ -7,9 +7,10 @@ import org.marl4j.Scheduler;
 /**
  * Demo is the README's first command: marl4j as a drop-in {@link java.util.concurrent.Executor}
  * for the JDK's {@code HttpServer}, whose handlers await a backend future, measured beside the same
- * server on virtual threads and on a fixed thread pool (see {@link HttpServerDemo}); then a Reactor
- * {@code publishOn(marl)} pipeline whose operator awaits a future (see {@link ReactorExample}). It
- * runs for about 20 seconds and exits by itself.
+ * server on virtual threads and on a fixed thread pool (see {@link HttpServerDemo}); the same server
+ * whose handler makes a plain blocking call instead, on marl4j and on virtual threads (see
+ * {@link BlockingBackendDemo}); then a Reactor {@code publishOn(marl)} pipeline whose operator awaits
+ * a future (see {@link ReactorExample}). It runs for about 25 seconds and exits by itself.
  *
  * <p>Each stage is one call in {@link #main}. System properties change the HTTP stage's load:
  * {@code -Ddemo.clients=64 -Ddemo.warmupMillis=1000 -Ddemo.measureMillis=4000} (the defaults). The
@@ -42,6 +43,8 @@ public final class Demo {
         long start = System.nanoTime();
         stage(out, "marl4j as a drop-in Executor for the JDK's HttpServer",
                 o -> HttpServerDemo.run(o, load()));
+        stage(out, "The same HttpServer over a blocking backend call (a JDBC stand-in)",
+                o -> BlockingBackendDemo.run(o, blockingLoad()));
         stage(out, "Reactor: publishOn(marl) with an operator that awaits a CompletableFuture",
                 o -> {
                     try (Scheduler scheduler = new Scheduler(Scheduler.Config.allCores())) {
@@ -67,6 +70,15 @@ public final class Demo {
                 Duration.ofMillis(setting("demo.warmupMillis", standard.warmup().toMillis(), 0)),
                 Duration.ofMillis(setting("demo.measureMillis", standard.measure().toMillis(), 1)),
                 standard.backendDelay());
+    }
+
+    /**
+     * blockingLoad is the blocking-backend stage's load: the same clients and warm-up as the first
+     * stage's, measured half as long, as it compares two servers, not three.
+     */
+    static HttpServerDemo.Load blockingLoad() {
+        HttpServerDemo.Load load = load();
+        return new HttpServerDemo.Load(load.clients(), load.warmup(), load.measure().dividedBy(2), load.backendDelay());
     }
 
     /**

@@ -78,13 +78,23 @@ final class HttpServerDemo {
                         () -> new MarlExecutorService(Scheduler.Config.allCores())),
                 new Named("virtual thread per task", Executors::newVirtualThreadPerTaskExecutor),
                 new Named("fixed thread pool (" + threads + " threads)", () -> Executors.newFixedThreadPool(threads)));
+        List<Result> results = measure(out, servers, load, Backend.AWAITED);
+        out.print(summary(results, threads, load));
+        return results;
+    }
+
+    /**
+     * measure serves {@code load} with each server in turn, through a handler that calls
+     * {@code backend}, prints a table of their numbers and returns them, in the order given.
+     */
+    static List<Result> measure(PrintStream out, List<Named> servers, Load load, Backend backend) throws Exception {
         int rounds = servers.size();
         out.printf(Locale.ROOT, "%d keep-alive clients on 127.0.0.1; after a warm-up pass, each server is measured %.1f s,%n"
                 + "in %d rounds that take the servers in turn.%n%n", load.clients(), load.measure().toMillis() / 1e3, rounds);
         // A first, unmeasured pass gets the JIT through the server, client and executor code.
         Load pass = new Load(load.clients(), Duration.ZERO, load.warmup(), load.backendDelay());
         for (Named server : servers) {
-            serve(server, pass);
+            serve(server, pass, backend);
         }
         Load round = new Load(load.clients(), Duration.ofMillis(load.warmup().toMillis() / 4),
                 load.measure().dividedBy(rounds), load.backendDelay());
@@ -94,7 +104,7 @@ final class HttpServerDemo {
         }
         for (int r = 0; r < rounds; r++) {
             for (int s : inTurn(r, servers.size())) {
-                samples.get(s).add(serve(servers.get(s), round));
+                samples.get(s).add(serve(servers.get(s), round, backend));
             }
         }
         out.printf(Locale.ROOT, "%-46s %12s %9s %9s%n", "executor", "requests/s", "p50 ms", "p99 ms");
@@ -107,7 +117,6 @@ final class HttpServerDemo {
                     result.errors() == 0 ? "" : "   (" + result.errors() + " failed requests)");
         }
         out.println();
-        out.print(summary(results, threads, load));
         return results;
     }
 
@@ -205,10 +214,18 @@ final class HttpServerDemo {
     }
 
     /** A server's executor, by name. */
-    private record Named(String name, Supplier<ExecutorService> executors) {}
+    record Named(String name, Supplier<ExecutorService> executors) {}
+
+    /** How the handler waits for its backend's reply. */
+    enum Backend {
+        /** {@code Futures.await} on a future a timer completes: a fiber suspends, a plain thread blocks. */
+        AWAITED,
+        /** a plain {@code Thread.sleep}, as a JDBC call blocks: a virtual thread (or such a fiber) suspends. */
+        BLOCKING
+    }
 
     /** serve serves {@code load} with one executor and returns what its clients measured. */
-    private static Sample serve(Named named, Load load) throws Exception {
+    private static Sample serve(Named named, Load load, Backend kind) throws Exception {
         ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "backend-timer");
             t.setDaemon(true);
@@ -218,10 +235,8 @@ final class HttpServerDemo {
         HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 1024);
         try (ExecutorService executor = named.executors().get()) {
             server.createContext("/", exchange -> {
-                // The backend: a future completed by the timer thread about delayNanos later.
-                CompletableFuture<String> backend = new CompletableFuture<>();
-                timer.schedule(() -> backend.complete(VALUE), delayNanos, TimeUnit.NANOSECONDS);
-                byte[] body = Futures.await(backend).getBytes(StandardCharsets.US_ASCII);
+                byte[] body = (kind == Backend.BLOCKING ? blockingBackend(delayNanos) : awaitedBackend(timer, delayNanos))
+                        .getBytes(StandardCharsets.US_ASCII);
                 exchange.sendResponseHeaders(200, body.length);
                 try (OutputStream response = exchange.getResponseBody()) {
                     response.write(body);
@@ -238,6 +253,24 @@ final class HttpServerDemo {
         } finally {
             timer.shutdownNow();
         }
+    }
+
+    /** awaitedBackend awaits a future that the timer thread completes about delayNanos later. */
+    private static String awaitedBackend(ScheduledExecutorService timer, long delayNanos) {
+        CompletableFuture<String> backend = new CompletableFuture<>();
+        timer.schedule(() -> backend.complete(VALUE), delayNanos, TimeUnit.NANOSECONDS);
+        return Futures.await(backend);
+    }
+
+    /** blockingBackend sleeps for delayNanos, as a blocking JDBC call would hold its caller. */
+    private static String blockingBackend(long delayNanos) throws IOException {
+        try {
+            Thread.sleep(Duration.ofNanos(delayNanos));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted in the backend call", e);
+        }
+        return VALUE;
     }
 
     /** drive runs the clients, each on a virtual thread, and gathers their latencies. */

@@ -7,8 +7,8 @@ import java.util.Map;
 /**
  * Main is the executable examples jar's entry point:
  * {@code java -jar examples/target/marl4j-examples.jar [name] [args...]} runs the named example
- * ({@code demo} if none is named). The jar's manifest carries {@code Add-Exports:
- * java.base/jdk.internal.vm}, so no JVM flag is needed.
+ * ({@code demo} if none is named). The jar's manifest carries {@code Add-Opens: java.base/java.lang}
+ * and {@code Add-Exports: java.base/jdk.internal.vm}, so no JVM flag is needed.
  */
 public final class Main {
     /** An example's entry point. */
@@ -36,6 +36,7 @@ public final class Main {
         EXAMPLES.put("await-futures", AwaitFutures::main);
         EXAMPLES.put("await-with-callback", AwaitWithCallback::main);
         EXAMPLES.put("http-executor", ExecutorHttpServer::main);
+        EXAMPLES.put("blocking-drop-in", BlockingDropIn::main);
         EXAMPLES.put("reactor", ReactorExample::main);
         EXAMPLES.put("kotlin", args -> KotlinExampleKt.main());
     }

@@ -17,6 +17,7 @@ import java.util.List;
 import javax.imageio.ImageIO;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.marl4j.FiberEngine;
 
 /** The demo, fractal and primes examples run, on small inputs and short loads, and print their results. */
 class ExamplesTest {
@@ -38,6 +39,37 @@ class ExamplesTest {
             assertTrue(out.contains(result.executor()), out);
         }
         assertTrue(out.contains("What to look at"), out);
+    }
+
+    @Test
+    void blockingBackendDemo_servesBothExecutorsAndNamesTheEngine() throws Exception {
+        ByteArrayOutputStream printed = new ByteArrayOutputStream();
+        HttpServerDemo.Load load = new HttpServerDemo.Load(8, Duration.ofMillis(200), Duration.ofMillis(400),
+                Duration.ofMillis(1));
+        List<HttpServerDemo.Result> results = assertTimeoutPreemptively(LIMIT,
+                () -> BlockingBackendDemo.run(new PrintStream(printed, true, StandardCharsets.UTF_8), load));
+        String out = printed.toString(StandardCharsets.UTF_8);
+        System.out.print(out);
+        assertEquals(2, results.size());
+        for (HttpServerDemo.Result result : results) {
+            assertTrue(result.requests() > 0 && result.errors() == 0, () -> result + "\n" + out);
+        }
+        assertTrue(out.contains("fiber engine") && out.contains(FiberEngine.defaultEngine().name()), out);
+    }
+
+    @Test
+    void blockingBackendSummary_pastTheCeiling_saysTheSleepsSuspendedOnlyFibers() {
+        String text = BlockingBackendDemo.summary(List.of(new HttpServerDemo.Result("marl4j", 5_000, 0, 1, 1, 2),
+                new HttpServerDemo.Result("virtual", 5_000, 0, 1, 1, 2)), 2, FiberEngine.VIRTUAL_THREADS, Duration.ofMillis(1));
+        assertTrue(text.contains("about 2,000 requests/s") && text.contains("suspended only their fibers")
+                && text.contains("1.00x"), text);
+    }
+
+    @Test
+    void blockingBackendSummary_continuationsUnderTheCeiling_namesTheFlag() {
+        String text = BlockingBackendDemo.summary(List.of(new HttpServerDemo.Result("marl4j", 1_900, 0, 1, 1, 2),
+                new HttpServerDemo.Result("virtual", 5_000, 0, 1, 1, 2)), 2, FiberEngine.CONTINUATIONS, Duration.ofMillis(1));
+        assertTrue(text.contains("holds its worker thread") && text.contains("--add-opens java.base/java.lang"), text);
     }
 
     @Test
@@ -89,6 +121,6 @@ class ExamplesTest {
     @Test
     void main_knowsEveryExample() {
         assertEquals(List.of("demo", "fractal", "primes", "hello-task", "tasks-in-tasks", "quick-start",
-                "await-futures", "await-with-callback", "http-executor", "reactor", "kotlin"), List.copyOf(Main.EXAMPLES.keySet()));
+                "await-futures", "await-with-callback", "http-executor", "blocking-drop-in", "reactor", "kotlin"), List.copyOf(Main.EXAMPLES.keySet()));
     }
 }

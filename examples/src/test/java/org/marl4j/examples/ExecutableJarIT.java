@@ -18,8 +18,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The packaged examples jar runs with plain {@code java -jar}: its manifest names the main class
- * and carries {@code Add-Exports}, so no JVM flag is needed. Runs in the integration-test phase,
- * after the jar is built.
+ * and carries {@code Add-Opens} and {@code Add-Exports}, so no JVM flag is needed. Runs in the
+ * integration-test phase, after the jar is built.
  */
 class ExecutableJarIT {
     /** Set by the pom's integration-test execution only, after the jar is packaged. */
@@ -33,10 +33,11 @@ class ExecutableJarIT {
     }
 
     @Test
-    void manifest_namesTheMainClassAndExportsTheContinuationPackage() throws IOException {
+    void manifest_namesTheMainClassAndCarriesBothEnginesFlags() throws IOException {
         try (JarFile jar = new JarFile(JAR.toFile())) {
             Attributes attributes = jar.getManifest().getMainAttributes();
             assertEquals(Launcher.class.getName(), attributes.getValue(Attributes.Name.MAIN_CLASS));
+            assertEquals("java.base/java.lang", attributes.getValue("Add-Opens"));
             assertEquals("java.base/jdk.internal.vm", attributes.getValue("Add-Exports"));
             assertTrue(jar.getEntry("org/marl4j/Scheduler.class") != null, "fiber-core is inside the jar");
             assertTrue(jar.getEntry("org/marl4j/futures/Futures.class") != null, "fiber-futures is inside the jar");
@@ -48,6 +49,13 @@ class ExecutableJarIT {
         Run run = javaJar("hello-task");
         assertEquals(0, run.exit(), run.output());
         assertTrue(run.output().contains("All tasks said hello."), run.output());
+    }
+
+    @Test
+    void javaJar_runsOnTheVirtualThreadEngineWithoutAnyFlag() throws Exception {
+        Run run = javaJar("blocking-drop-in");
+        assertEquals(0, run.exit(), run.output());
+        assertTrue(run.output().contains("1000 of 1000 requests read back their own id (VIRTUAL_THREADS)"), run.output());
     }
 
     @Test

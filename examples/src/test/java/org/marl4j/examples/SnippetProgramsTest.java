@@ -10,6 +10,7 @@ import java.util.Arrays;
 import java.util.Set;
 import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
+import org.marl4j.FiberEngine;
 import org.marl4j.Scheduler;
 
 /**
@@ -49,6 +50,12 @@ class SnippetProgramsTest {
     void executorHttpServer_servesTheRequestAndStops() throws Exception {
         String out = assertTimeoutPreemptively(LIMIT, () -> Output.of(() -> ExecutorHttpServer.main(new String[0])));
         assertEquals("n = 42\nhello from /marl4j", out.strip().replace("\r\n", "\n"));
+    }
+
+    @Test
+    void blockingDropIn_everyRequestReadsBackItsOwnId() throws Exception {
+        String out = assertTimeoutPreemptively(LIMIT, () -> Output.of(() -> BlockingDropIn.main(new String[0])));
+        assertEquals("1000 of 1000 requests read back their own id (" + FiberEngine.defaultEngine() + ")", out.strip());
     }
 
     @Test
