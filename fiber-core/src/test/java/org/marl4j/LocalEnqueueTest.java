@@ -66,11 +66,11 @@ class LocalEnqueueTest {
             blockOthers(scheduler, workers, release);
             Worker first = scheduler.worker(0);
             first.work.enqueue(new Task(() -> {
-                maker.set(Thread.currentThread());
+                maker.set(TestSchedulers.workerThread());
                 for (int i = 0; i < count; i++) {
                     int n = i;
                     scheduler.enqueue(new Task(() -> {
-                        ranOn.put(Thread.currentThread(), true);
+                        ranOn.put(TestSchedulers.workerThread(), true);
                         order.add(n);
                         if (n == count - 1) {
                             done.countDown();
@@ -146,16 +146,18 @@ class LocalEnqueueTest {
     @CsvSource({"2, 0", "2, 1000", "4, 0", "4, 1000"})
     void theOnlyTaskBehindAWorkerThatBlocksItsThread_isTakenByAnIdleWorker(int workers, int spinMicros) throws Exception {
         TaskErrors errors = new TaskErrors();
-        Scheduler.Config config = errors.config(workers).setSpinDuration(Duration.ofNanos(spinMicros * 1000L));
+        // A task that blocks its thread with a plain latch: the continuation engine's way of holding a worker.
+        Scheduler.Config config = errors.config(workers).setFiberEngine(FiberEngine.CONTINUATIONS)
+                .setSpinDuration(Duration.ofNanos(spinMicros * 1000L));
         AtomicReference<Thread> blocked = new AtomicReference<>();
         AtomicReference<Thread> ranOn = new AtomicReference<>();
         CountDownLatch ran = new CountDownLatch(1);
         try (Scheduler scheduler = new Scheduler(config)) {
             Worker first = scheduler.worker(0);
             first.work.enqueue(new Task(() -> {
-                blocked.set(Thread.currentThread());
+                blocked.set(TestSchedulers.workerThread());
                 scheduler.enqueue(new Task(() -> {
-                    ranOn.set(Thread.currentThread());
+                    ranOn.set(TestSchedulers.workerThread());
                     ran.countDown();
                 }));
                 awaitLatch(ran); // blocks the thread, not the fiber, until another worker ran it
@@ -182,7 +184,7 @@ class LocalEnqueueTest {
 
                 @Override
                 public void run() {
-                    threads[hop] = Thread.currentThread();
+                    threads[hop] = TestSchedulers.workerThread();
                     if (++hop == hops) {
                         done.countDown();
                     } else {
