@@ -62,7 +62,8 @@ class LocalEnqueueTest {
         Map<Thread, Boolean> ranOn = new ConcurrentHashMap<>();
         CountDownLatch release = new CountDownLatch(1);
         CountDownLatch done = new CountDownLatch(1);
-        try (Scheduler scheduler = new Scheduler(errors.config(workers))) {
+        // The others are held by tasks blocking their threads: the continuation engine's way.
+        try (Scheduler scheduler = new Scheduler(errors.config(workers).setFiberEngine(FiberEngine.CONTINUATIONS))) {
             blockOthers(scheduler, workers, release);
             Worker first = scheduler.worker(0);
             first.work.enqueue(new Task(() -> {
