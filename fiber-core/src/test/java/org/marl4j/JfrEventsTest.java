@@ -57,9 +57,11 @@ class JfrEventsTest {
         assertTrue(suspends.size() >= TASKS, "FiberSuspend events: " + suspends.size());
         assertTrue(suspends.stream().anyMatch(e -> e.getBoolean("timed")), "a timed wait was recorded");
         assertTrue(suspends.stream().anyMatch(e -> !e.getBoolean("timed")), "an untimed wait was recorded");
+        String engine = FiberEngine.defaultEngine().name(); // record() makes its scheduler with the default
         for (RecordedEvent e : events) {
             int worker = e.getInt("workerId");
             assertTrue(workers == 0 ? worker == -1 : worker >= -1 && worker < workers, e.toString());
+            assertEquals(engine, e.getString("fiberEngine"), e.toString());
             assertFalse(e.getDuration().isNegative(), e.toString());
             assertTrue(e.getThread() != null && e.getThread().getJavaName() != null, e.toString());
         }
