@@ -268,7 +268,7 @@ class VirtualThreadBlockingTest {
         void holdThenRelease(Runnable untilReleased) throws Exception;
 
         @Override
-        default void close() throws Exception {}
+        default void close() throws IOException {}
     }
 
     private static TimeoutException notReleased(String what) {
