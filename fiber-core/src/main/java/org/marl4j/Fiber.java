@@ -207,6 +207,19 @@ public final class Fiber extends Waiter {
         return fiber;
     }
 
+    /**
+     * workerThread() is the platform thread that runs this fiber: its worker's thread, or the thread
+     * bound with {@link Scheduler#bind()}. On {@link FiberEngine#CONTINUATIONS} that is
+     * {@code Thread.currentThread()} in the fiber's tasks; on {@link FiberEngine#VIRTUAL_THREADS} the
+     * fiber is a virtual thread of its own, which this thread carries. Fibers of one worker share it,
+     * whatever the engine: it says which worker code runs on.
+     *
+     * @return the worker's thread, or the bound thread
+     */
+    public Thread workerThread() {
+        return worker.thread();
+    }
+
     /** id() is 0 for a thread's main fiber, else the fiber's number, from 1 per worker; for diagnostics. */
     int id() {
         return id;

@@ -93,10 +93,17 @@ final class VirtualFiber implements FiberStack, Executor {
     /**
      * execute(task) is the JDK telling the fiber's scheduler that its thread may run: the first call
      * (from start) hands over the run task; one made by {@link #suspend()}'s own yield is dropped;
-     * any other wakes the fiber on its worker. Any thread.
+     * any other wakes the fiber on its worker. A task of another virtual thread goes to the JDK's
+     * own scheduler: a virtual thread started in a task without a scheduler of its own inherits its
+     * parent's, this object (the JDK's I/O pollers are started so, on first use), and a worker runs
+     * only its own fibers. Any thread.
      */
     @Override
     public void execute(Runnable task) {
+        if (task != runContinuation && runContinuation != null) {
+            Access.DEFAULT_SCHEDULER.execute(task);
+            return;
+        }
         if (yieldingToWorker) {
             yieldingToWorker = false; // the worker resumes the fiber itself
             return;
@@ -108,7 +115,7 @@ final class VirtualFiber implements FiberStack, Executor {
         runnable = true;
         Work work = fiber.worker.work;
         if (work.lock.isHeldByCurrentThread()) {
-            work.wakeLocked(fiber); // a stack walk by the worker's own thread, in a diagnostic dump
+            work.wakeLocked(fiber); // a stack walk, in a diagnostic dump: the walker holds the lock
         } else {
             work.wake(fiber);
         }
@@ -201,6 +208,8 @@ final class VirtualFiber implements FiberStack, Executor {
      */
     private static final class Access {
         static final MethodHandle NEW_VIRTUAL_THREAD;
+        /** The JDK's scheduler of virtual threads, for the children of fibers (see {@link #execute}). */
+        static final Executor DEFAULT_SCHEDULER;
         private static final Throwable ERROR;
 
         static {
@@ -226,10 +235,23 @@ final class VirtualFiber implements FiberStack, Executor {
             }
             NEW_VIRTUAL_THREAD = handle;
             ERROR = error;
+            DEFAULT_SCHEDULER = error == null ? defaultScheduler() : null;
         }
 
         static Throwable error() {
             return ERROR;
+        }
+
+        /** defaultScheduler() is java.lang.VirtualThread.defaultScheduler(), or the common pool if it has no such method. */
+        private static Executor defaultScheduler() {
+            try {
+                Class<?> virtualThread = Class.forName("java.lang.VirtualThread");
+                MethodHandle getter = MethodHandles.privateLookupIn(virtualThread, MethodHandles.lookup())
+                        .findStatic(virtualThread, "defaultScheduler", MethodType.methodType(Executor.class));
+                return (Executor) getter.invokeExact();
+            } catch (Throwable t) {
+                return java.util.concurrent.ForkJoinPool.commonPool(); // platform threads, as a carrier must be
+            }
         }
     }
 }

@@ -140,6 +140,9 @@ final class Worker implements Runnable {
     /** Set when the worker loop ended because the worker shut down and drained. */
     @GuardedBy("lock")
     private boolean drained;
+    /** Set once the worker has drained, while its idle fibers are ended ({@link #endIdleFibers}). */
+    @GuardedBy("lock")
+    private boolean endingIdleFibers;
     /** The fibers inside a wait; its size is marl's numBlockedFibers. */
     @GuardedBy("lock")
     final SuspendedList suspended = new SuspendedList(this);
@@ -233,6 +236,7 @@ final class Worker implements Runnable {
             } else {
                 trampoline(); // returns once a fiber's loop has found the worker drained
             }
+            endIdleFibers();
             work.stopped = true;
         } finally {
             lock.unlock();
@@ -287,6 +291,7 @@ final class Worker implements Runnable {
                         sleeping.sleepForWork();
                     }
                     trampoline();
+                    endIdleFibers();
                     break;
                 } catch (Throwable t) {
                     recoverFromInternalError(t);
@@ -455,6 +460,9 @@ final class Worker implements Runnable {
     @GuardedBy("lock")
     private Task nextTask(Fiber self) {
         while (true) {
+            if (endingIdleFibers) {
+                return null; // the worker has drained: this idle fiber's body ends (endIdleFibers)
+            }
             work.inboxes.drainInbox(); // fibers woken from other threads take their turn among the rest
             if (work.num() > 0) {
                 if (work.deadlines.hasDeadlines()) {
@@ -497,6 +505,27 @@ final class Worker implements Runnable {
                 continue;
             }
             sleeping.waitForWork();
+        }
+    }
+
+    /**
+     * endIdleFibers() ends the idle fibers of a drained worker. A continuation fiber is garbage once
+     * unreachable, but a virtual thread that never ends stays listed by the JDK (its thread container,
+     * its thread dumps): each is resumed once more, finds the worker drained, and its body returns.
+     * Called on the trampoline, with lock held.
+     */
+    @GuardedBy("lock")
+    private void endIdleFibers() {
+        if (!virtualFibers) {
+            idleFibers.clear();
+            return;
+        }
+        endingIdleFibers = true;
+        for (Fiber idle; (idle = idleFibers.pollFirst()) != null; ) {
+            idle.changeState(Fiber.State.IDLE, Fiber.State.RUNNING);
+            current = idle;
+            idle.stack.resume(); // returns once its body has ended
+            current = main;
         }
     }
 
