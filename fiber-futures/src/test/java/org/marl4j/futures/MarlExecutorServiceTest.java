@@ -30,6 +30,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.marl4j.Event;
+import org.marl4j.FiberEngine;
 import org.marl4j.Fiber;
 import org.marl4j.FiberCancelledException;
 import org.marl4j.Scheduler;
@@ -193,17 +194,20 @@ class MarlExecutorServiceTest {
         // workers are covered by shutdownNow's 5,000-task test (each task ran once or was returned).
         try (ExecutorFixture f = new ExecutorFixture(workers, owned)) {
             CountDownLatch blockerStarted = new CountDownLatch(1);
-            CountDownLatch releaseBlocker = new CountDownLatch(1);
+            AtomicBoolean releaseBlocker = new AtomicBoolean();
             AtomicBoolean blockerInterrupted = new AtomicBoolean();
             Future<?> blocker = null;
             if (workers == 1) {
-                blocker = f.executor.submit(() -> { // blocks the only worker thread on purpose
+                blocker = f.executor.submit(() -> {
                     blockerStarted.countDown();
-                    try {
-                        releaseBlocker.await();
-                    } catch (InterruptedException e) {
-                        blockerInterrupted.set(true);
+                    // Holds the only worker thread on purpose, with a spin: a blocking JDK wait would
+                    // hold it on the CONTINUATIONS engine only, since on VIRTUAL_THREADS it suspends
+                    // just the fiber and the worker would start the queued tasks.
+                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(PATIENCE_S);
+                    while (!releaseBlocker.get() && System.nanoTime() - deadline < 0) {
+                        Thread.onSpinWait();
                     }
+                    blockerInterrupted.set(Thread.currentThread().isInterrupted());
                 });
                 assertTrue(blockerStarted.await(PATIENCE_S, TimeUnit.SECONDS));
             }
@@ -218,11 +222,18 @@ class MarlExecutorServiceTest {
             List<Runnable> returned = f.executor.shutdownNow();
             assertEquals(queued, returned);
             assertTrue(f.executor.isShutdown());
-            releaseBlocker.countDown();
+            releaseBlocker.set(true);
             assertTrue(f.executor.awaitTermination(PATIENCE_S, TimeUnit.SECONDS));
             if (blocker != null) {
                 assertNull(blocker.get());
-                assertFalse(blockerInterrupted.get(), "shutdownNow interrupted a running task");
+                // shutdownNow cancels a running task's fiber waits. On VIRTUAL_THREADS the task has a
+                // thread of its own, which that cancellation interrupts, as ThreadPoolExecutor's
+                // shutdownNow does; on CONTINUATIONS the thread is the worker's, shared by its
+                // fibers, and is left alone.
+                boolean ownThread = f.scheduler.fiberEngine() == FiberEngine.VIRTUAL_THREADS;
+                assertEquals(ownThread, blockerInterrupted.get(),
+                        ownThread ? "shutdownNow did not interrupt a running task's virtual thread"
+                                : "shutdownNow interrupted the worker thread a running task runs on");
             }
             assertEquals(0, ran.get(), "a task taken back by shutdownNow ran");
             // The caller may still run what it got back, once: a returned future then completes.

@@ -1,9 +1,12 @@
 package org.marl4j.reactive;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
+import org.marl4j.FiberEngine;
 import org.marl4j.TestSchedulers;
 import org.marl4j.futures.Futures;
 import reactor.core.publisher.Flux;
@@ -37,8 +40,7 @@ class FiberPropertyTest {
                     .expectNext("completed by another task")
                     .expectComplete()
                     .verify(TestSchedulers.PATIENCE);
-            assertEquals(TestSchedulers.get(stageThread), TestSchedulers.get(otherThread),
-                    "both ran on the single worker thread");
+            assertRanOnTheSameWorker(marl, TestSchedulers.get(stageThread), TestSchedulers.get(otherThread));
         });
     }
 
@@ -65,8 +67,30 @@ class FiberPropertyTest {
                     .expectNext(1, 42, 3)
                     .expectComplete()
                     .verify(TestSchedulers.PATIENCE);
-            assertEquals(TestSchedulers.get(stageThread), TestSchedulers.get(otherThread));
+            assertRanOnTheSameWorker(marl, TestSchedulers.get(stageThread), TestSchedulers.get(otherThread));
         });
+    }
+
+    /**
+     * The waiting stage and the task that ended its wait ran on the one worker, each on a fiber of
+     * its own. On CONTINUATIONS a fiber runs as its worker's thread, so both saw that thread. On
+     * VIRTUAL_THREADS each fiber is a virtual thread named after its worker's thread
+     * ("worker/fiber-N"): two different ones, of the same worker.
+     */
+    private static void assertRanOnTheSameWorker(MarlScheduler marl, String stageThread, String otherThread) {
+        if (marl.scheduler().fiberEngine() == FiberEngine.CONTINUATIONS) {
+            assertEquals(stageThread, otherThread, "both ran on the single worker thread");
+        } else {
+            assertNotEquals(stageThread, otherThread, "the task ran on the waiting stage's own fiber");
+            assertEquals(workerOf(stageThread), workerOf(otherThread), "both ran on fibers of the single worker");
+        }
+    }
+
+    /** workerOf(fiberThread) is the name of the worker thread that a fiber's virtual thread is named after. */
+    private static String workerOf(String fiberThread) {
+        int at = fiberThread.lastIndexOf("/fiber-");
+        assertTrue(at > 0, fiberThread + " is not the name of a fiber's virtual thread");
+        return fiberThread.substring(0, at);
     }
 
     @Test
