@@ -38,7 +38,7 @@ final class BenchSupport {
     /**
      * With {@link #VT_MAX_ONE_CARRIER}, the JDK's virtual-thread scheduler gets one carrier thread:
      * the like-for-like baseline of marl4j with 0 or 1 worker threads. A method-level
-     * {@code @Fork} replaces the class's, so a {@code _1carrier} method repeats ADD_EXPORTS and
+     * {@code @Fork} replaces the class's, so a {@code _1carrier} method repeats ADD_EXPORTS, ADD_OPENS and
      * the heap flags, and {@link VirtualCarriers} checks in the fork that the flags took effect.
      */
     static final String VT_ONE_CARRIER = "-Djdk.virtualThreadScheduler.parallelism=1";
