@@ -3,14 +3,29 @@ package org.marl4j.benchmarks;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 
+import org.marl4j.FiberEngine;
 import org.marl4j.Scheduler;
 import org.marl4j.Task;
 import org.marl4j.WaitGroup;
 
 /** BenchSupport holds the fixtures and helpers the benchmarks share. */
 final class BenchSupport {
-    /** The JVM flag every fork needs: marl4j's continuations live in java.base/jdk.internal.vm. */
+    /** The JVM flag the CONTINUATIONS engine needs: marl4j's continuations live in java.base/jdk.internal.vm. */
     static final String ADD_EXPORTS = "--add-exports=java.base/jdk.internal.vm=ALL-UNNAMED";
+
+    /**
+     * The JVM flag the VIRTUAL_THREADS engine needs: its fibers are made with java.lang's
+     * package-private virtual-thread builder. Every fork and fresh JVM carries both flags, so that
+     * either engine can run in it.
+     */
+    static final String ADD_OPENS = "--add-opens=java.base/java.lang=ALL-UNNAMED";
+
+    /**
+     * The system property that picks the engine of the plain-{@code main} workloads (HttpBenchmark,
+     * MemoryBenchmark, IdleBenchmark): {@code VIRTUAL_THREADS} or {@code CONTINUATIONS}; unset, the
+     * JVM's {@link FiberEngine#defaultEngine()}. The JMH benchmarks take an {@code engine} parameter instead.
+     */
+    static final String ENGINE_PROPERTY = "bench.engine";
 
     /**
      * Every fork fixes its heap (-Xms = -Xmx) and touches it all at start-up. Without this, the
@@ -23,7 +38,7 @@ final class BenchSupport {
     /**
      * With {@link #VT_MAX_ONE_CARRIER}, the JDK's virtual-thread scheduler gets one carrier thread:
      * the like-for-like baseline of marl4j with 0 or 1 worker threads. A method-level
-     * {@code @Fork} replaces the class's, so a {@code _1carrier} method repeats ADD_EXPORTS and
+     * {@code @Fork} replaces the class's, so a {@code _1carrier} method repeats ADD_EXPORTS, ADD_OPENS and
      * the heap flags, and {@link VirtualCarriers} checks in the fork that the flags took effect.
      */
     static final String VT_ONE_CARRIER = "-Djdk.virtualThreadScheduler.parallelism=1";
@@ -35,22 +50,38 @@ final class BenchSupport {
 
     private BenchSupport() {}
 
-    /** newScheduler(workers) makes a scheduler with marl's defaults and the given worker count. */
-    static Scheduler newScheduler(int workers) {
-        return new Scheduler(newConfig(workers));
+    /** newScheduler(workers, engine) makes a scheduler with marl's defaults, the given worker count and fiber engine. */
+    static Scheduler newScheduler(int workers, FiberEngine engine) {
+        return new Scheduler(newConfig(workers, engine));
     }
 
-    /** newConfig(workers) is the configuration newScheduler(workers) uses. */
-    static Scheduler.Config newConfig(int workers) {
+    /** newConfig(workers, engine) is the configuration newScheduler(workers, engine) uses. */
+    static Scheduler.Config newConfig(int workers, FiberEngine engine) {
         return new Scheduler.Config()
                 .setWorkerThreadCount(workers)
-                .setThreadNamePrefix(WORKER_PREFIX);
+                .setThreadNamePrefix(WORKER_PREFIX)
+                .setFiberEngine(engine);
     }
 
-    /** workerId() returns the id of the marl4j worker thread running the caller, or -1. */
+    /** mainEngine() is the engine a plain-main workload uses: {@value #ENGINE_PROPERTY} if set, else the default. */
+    static FiberEngine mainEngine() {
+        String named = System.getProperty(ENGINE_PROPERTY);
+        return named == null || named.isBlank() ? FiberEngine.defaultEngine()
+                : FiberEngine.valueOf(named.trim().toUpperCase(java.util.Locale.ROOT));
+    }
+
+    /**
+     * workerId() returns the id of the marl4j worker running the caller, or -1. With CONTINUATIONS a
+     * fiber runs as its worker's thread ({@code bench-worker-1}); with VIRTUAL_THREADS it is a virtual
+     * thread named after that worker ({@code bench-worker-1/fiber-3}).
+     */
     static int workerId() {
         String name = Thread.currentThread().getName();
-        return name.startsWith(WORKER_PREFIX) ? Integer.parseInt(name.substring(WORKER_PREFIX.length())) : -1;
+        if (!name.startsWith(WORKER_PREFIX)) {
+            return -1;
+        }
+        int end = name.indexOf('/', WORKER_PREFIX.length());
+        return Integer.parseInt(name.substring(WORKER_PREFIX.length(), end < 0 ? name.length() : end));
     }
 
     /** doSomeWork(x) is marl's benchmark work unit (src/marl_bench.h): ~170 µs of bit twiddling. */

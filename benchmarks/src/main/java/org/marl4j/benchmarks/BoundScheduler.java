@@ -1,5 +1,6 @@
 package org.marl4j.benchmarks;
 
+import org.marl4j.FiberEngine;
 import org.marl4j.Scheduler;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Param;
@@ -10,18 +11,22 @@ import org.openjdk.jmh.annotations.TearDown;
 
 /**
  * BoundScheduler is marl's benchmark fixture as JMH state: a marl4j scheduler with {@code threads}
- * worker threads (0, 1, 2), bound to the benchmark thread for each iteration. Construction and the
- * final drain at unbind() stay outside the timed region.
+ * worker threads (0, 1, 2) and fiber {@code engine} (VIRTUAL_THREADS, CONTINUATIONS), bound to the
+ * benchmark thread for each iteration. Construction and the final drain at unbind() stay outside the
+ * timed region. The engine parameter lives here, on the marl4j state only, so the baselines (which
+ * never take this state) run once per fork, not once per engine.
  */
 @State(Scope.Thread)
 public class BoundScheduler {
     @Param({"0", "1", "2"})
     public int threads;
+    @Param({"VIRTUAL_THREADS", "CONTINUATIONS"})
+    public FiberEngine engine;
     Scheduler scheduler;
 
     @Setup(Level.Trial)
     public void create() {
-        scheduler = BenchSupport.newScheduler(threads);
+        scheduler = BenchSupport.newScheduler(threads, engine);
     }
 
     @Setup(Level.Iteration)
@@ -42,6 +47,6 @@ public class BoundScheduler {
     @TearDown(Level.Trial)
     public void close() {
         scheduler.close();
-        System.out.println("marl4j threads=" + threads + ": " + scheduler.stats());
+        System.out.println("marl4j threads=" + threads + " engine=" + engine + ": " + scheduler.stats());
     }
 }

@@ -33,7 +33,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Warmup(iterations = 10)
 @Measurement(iterations = 20)
-@Fork(value = 1, jvmArgsAppend = {BenchSupport.ADD_EXPORTS, "-Xms1g", "-Xmx1g", BenchSupport.PRE_TOUCH})
+@Fork(value = 1, jvmArgsAppend = {BenchSupport.ADD_EXPORTS, BenchSupport.ADD_OPENS, "-Xms1g", "-Xmx1g", BenchSupport.PRE_TOUCH})
 public class EmptyTasksBenchmark {
     static final int TASKS = 1_000_000;
 
@@ -102,7 +102,7 @@ public class EmptyTasksBenchmark {
     /** A virtual thread per task on one carrier: beside threads=0 and threads=1. */
     @Benchmark
     @OperationsPerInvocation(TASKS)
-    @Fork(value = 1, jvmArgsAppend = {BenchSupport.ADD_EXPORTS, "-Xms1g", "-Xmx1g", BenchSupport.PRE_TOUCH,
+    @Fork(value = 1, jvmArgsAppend = {BenchSupport.ADD_EXPORTS, BenchSupport.ADD_OPENS, "-Xms1g", "-Xmx1g", BenchSupport.PRE_TOUCH,
             BenchSupport.VT_ONE_CARRIER, BenchSupport.VT_MAX_ONE_CARRIER})
     public CountDownLatch virtualThreadPerTask_1carrier(VirtualPerTask v) throws InterruptedException {
         return runAll(v.virtual);

@@ -29,7 +29,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Warmup(iterations = 20)
 @Measurement(iterations = 40)
-@Fork(value = 1, jvmArgsAppend = {BenchSupport.ADD_EXPORTS, "-Xms1g", "-Xmx1g", BenchSupport.PRE_TOUCH})
+@Fork(value = 1, jvmArgsAppend = {BenchSupport.ADD_EXPORTS, BenchSupport.ADD_OPENS, "-Xms1g", "-Xmx1g", BenchSupport.PRE_TOUCH})
 public class EventBenchmark {
     /** Tasks in the Schedule/Event chain: marl's value. */
     static final int CHAIN = 512;
@@ -67,7 +67,7 @@ public class EventBenchmark {
     /** Schedule/Event on virtual threads on one carrier: beside threads=0 and threads=1. */
     @Benchmark
     @OperationsPerInvocation(CHAIN)
-    @Fork(value = 1, jvmArgsAppend = {BenchSupport.ADD_EXPORTS, "-Xms1g", "-Xmx1g", BenchSupport.PRE_TOUCH,
+    @Fork(value = 1, jvmArgsAppend = {BenchSupport.ADD_EXPORTS, BenchSupport.ADD_OPENS, "-Xms1g", "-Xmx1g", BenchSupport.PRE_TOUCH,
             BenchSupport.VT_ONE_CARRIER, BenchSupport.VT_MAX_ONE_CARRIER})
     public Thread[] chain_virtualThreads_1carrier(VirtualCarriers carriers) throws InterruptedException {
         return chainVirtual();
@@ -130,7 +130,7 @@ public class EventBenchmark {
     /** EventBaton on two virtual threads on one carrier: beside threads=0 and threads=1. */
     @Benchmark
     @OperationsPerInvocation(PASSES)
-    @Fork(value = 1, jvmArgsAppend = {BenchSupport.ADD_EXPORTS, "-Xms1g", "-Xmx1g", BenchSupport.PRE_TOUCH,
+    @Fork(value = 1, jvmArgsAppend = {BenchSupport.ADD_EXPORTS, BenchSupport.ADD_OPENS, "-Xms1g", "-Xmx1g", BenchSupport.PRE_TOUCH,
             BenchSupport.VT_ONE_CARRIER, BenchSupport.VT_MAX_ONE_CARRIER})
     public PingPong baton_virtualThreads_1carrier(VirtualCarriers carriers) throws InterruptedException {
         return PingPong.onVirtualThreads(PASSES);

@@ -34,7 +34,7 @@ import org.marl4j.futures.Futures;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Warmup(iterations = 10)
 @Measurement(iterations = 20)
-@Fork(value = 1, jvmArgsAppend = {BenchSupport.ADD_EXPORTS, "-Xms2g", "-Xmx2g", BenchSupport.PRE_TOUCH})
+@Fork(value = 1, jvmArgsAppend = {BenchSupport.ADD_EXPORTS, BenchSupport.ADD_OPENS, "-Xms2g", "-Xmx2g", BenchSupport.PRE_TOUCH})
 public class FanOutBenchmark {
     static final int FIBERS = 100_000;
     /** How often the completer checks whether every waiter has announced itself. */
@@ -70,7 +70,7 @@ public class FanOutBenchmark {
     /** Virtual threads on one carrier: the like-for-like baseline of threads=0 and threads=1. */
     @Benchmark
     @OperationsPerInvocation(FIBERS)
-    @Fork(value = 1, jvmArgsAppend = {BenchSupport.ADD_EXPORTS, "-Xms2g", "-Xmx2g", BenchSupport.PRE_TOUCH,
+    @Fork(value = 1, jvmArgsAppend = {BenchSupport.ADD_EXPORTS, BenchSupport.ADD_OPENS, "-Xms2g", "-Xmx2g", BenchSupport.PRE_TOUCH,
             BenchSupport.VT_ONE_CARRIER, BenchSupport.VT_MAX_ONE_CARRIER})
     public CountDownLatch virtualThreads_1carrier(VirtualCarriers carriers) throws InterruptedException {
         return fanOutVirtual();

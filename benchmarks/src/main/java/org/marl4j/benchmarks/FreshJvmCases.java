@@ -36,46 +36,88 @@ final class FreshJvmCases {
 
     private FreshJvmCases() {}
 
-    private static final String X = BenchSupport.ADD_EXPORTS;
+    /** Both engines' flags: every fresh JVM can run either engine. */
+    private static final List<String> FLAGS = List.of(BenchSupport.ADD_EXPORTS, BenchSupport.ADD_OPENS);
     /** The longest one fresh-JVM case may run before it is ended and reported as failed. */
     private static final long CASE_TIMEOUT_SECONDS = 90;
+    /** The engines every marl4j case runs with, each a case of its own. */
+    private static final List<String> ENGINES = List.of("VIRTUAL_THREADS", "CONTINUATIONS");
+
+    /** jvm(engine, more...): both flags, the engine property for a marl4j case (engine null: none), then more. */
+    private static List<String> jvm(String engine, String... more) {
+        List<String> args = new ArrayList<>(FLAGS);
+        if (engine != null) {
+            args.add("-D" + BenchSupport.ENGINE_PROPERTY + "=" + engine);
+        }
+        args.addAll(List.of(more));
+        return args;
+    }
 
     /** sections(quick) lists the sections; quick shortens the timed ones to a smoke test. */
     static List<Section> sections(boolean quick) {
         String warm = quick ? "1" : "3";
         String secs = quick ? "1" : "5";
         List<Case> http = new ArrayList<>();
+        List<Case> httpSleep = new ArrayList<>();
         for (String conns : List.of("200", "1000")) {
-            for (String what : List.of("marl4j", "virtualThreads", "fixed200")) {
+            for (String engine : ENGINES) {
+                http.add(new Case("marl4j " + engine + " connections=" + conns, HttpBenchmark.class,
+                        jvm(engine, "-Xms1g", "-Xmx1g", BenchSupport.PRE_TOUCH), List.of("marl4j", conns, warm, secs)));
+            }
+            for (String what : List.of("virtualThreads", "fixed200")) {
                 http.add(new Case(what + " connections=" + conns, HttpBenchmark.class,
-                        List.of(X, "-Xms1g", "-Xmx1g", BenchSupport.PRE_TOUCH), List.of(what, conns, warm, secs)));
+                        jvm(null, "-Xms1g", "-Xmx1g", BenchSupport.PRE_TOUCH), List.of(what, conns, warm, secs)));
+            }
+            // A plain blocking call in the handler: only the virtual-thread engine keeps the workers free.
+            httpSleep.add(new Case("marl4j VIRTUAL_THREADS connections=" + conns, HttpBenchmark.class,
+                    jvm("VIRTUAL_THREADS", "-Dhttp.handler=sleep", "-Xms1g", "-Xmx1g", BenchSupport.PRE_TOUCH),
+                    List.of("marl4j", conns, warm, secs)));
+            httpSleep.add(new Case("virtualThreads connections=" + conns, HttpBenchmark.class,
+                    jvm(null, "-Dhttp.handler=sleep", "-Xms1g", "-Xmx1g", BenchSupport.PRE_TOUCH),
+                    List.of("virtualThreads", conns, warm, secs)));
+        }
+        List<Case> idle = new ArrayList<>();
+        for (String engine : ENGINES) {
+            for (String workers : List.of("2", "1")) {
+                idle.add(new Case("marl4j " + engine + " workers=" + workers, IdleBenchmark.class, jvm(engine),
+                        List.of("marl4j", workers, quick ? "1" : "3")));
             }
         }
-        List<Case> idle = List.of(
-                new Case("marl4j workers=2", IdleBenchmark.class, List.of(X), List.of("marl4j", "2", quick ? "1" : "3")),
-                new Case("marl4j workers=1", IdleBenchmark.class, List.of(X), List.of("marl4j", "1", quick ? "1" : "3")),
-                new Case("forkJoinPool threads=2", IdleBenchmark.class, List.of(X), List.of("forkJoinPool", "2", quick ? "1" : "3")));
-        List<String> big = List.of(X, "-Xms3g", "-Xmx3g", "-XX:+UseSerialGC");
+        idle.add(new Case("forkJoinPool threads=2", IdleBenchmark.class, jvm(null), List.of("forkJoinPool", "2", quick ? "1" : "3")));
         List<Case> memory = new ArrayList<>();
         for (String n : List.of("100000", "1000000")) {
-            memory.add(new Case("marl4j Event workers=2 fibers=" + n, MemoryBenchmark.class, big, List.of("marl4j", "2", n)));
-            memory.add(new Case("marl4j Futures.await workers=2 fibers=" + n, MemoryBenchmark.class, big, List.of("marl4jAwait", "2", n)));
+            for (String engine : ENGINES) {
+                List<String> big = jvm(engine, "-Xms3g", "-Xmx3g", "-XX:+UseSerialGC");
+                memory.add(new Case("marl4j " + engine + " Event workers=2 fibers=" + n, MemoryBenchmark.class, big, List.of("marl4j", "2", n)));
+                memory.add(new Case("marl4j " + engine + " Futures.await workers=2 fibers=" + n, MemoryBenchmark.class, big, List.of("marl4jAwait", "2", n)));
+            }
+            List<String> big = jvm(null, "-Xms3g", "-Xmx3g", "-XX:+UseSerialGC");
             memory.add(new Case("virtualThreads park fibers=" + n, MemoryBenchmark.class, big, List.of("virtualThreads", n)));
             memory.add(new Case("virtualThreads join fibers=" + n, MemoryBenchmark.class, big, List.of("virtualThreadsJoin", n)));
         }
-        List<String> small = List.of(X, "-Xmx512m", "-XX:+UseSerialGC");
-        List<Case> burst = List.of(
-                new Case("marl4j Event workers=2", MemoryBenchmark.class, small, List.of("marl4j", "2", "1000000")),
-                new Case("marl4j Futures.await workers=2", MemoryBenchmark.class, small, List.of("marl4jAwait", "2", "1000000")),
-                new Case("virtualThreads park", MemoryBenchmark.class, small, List.of("virtualThreads", "1000000")));
+        List<Case> burst = new ArrayList<>();
+        for (String engine : ENGINES) {
+            List<String> small = jvm(engine, "-Xmx512m", "-XX:+UseSerialGC");
+            burst.add(new Case("marl4j " + engine + " Event workers=2", MemoryBenchmark.class, small, List.of("marl4j", "2", "1000000")));
+            burst.add(new Case("marl4j " + engine + " Futures.await workers=2", MemoryBenchmark.class, small, List.of("marl4jAwait", "2", "1000000")));
+        }
+        burst.add(new Case("virtualThreads park", MemoryBenchmark.class, jvm(null, "-Xmx512m", "-XX:+UseSerialGC"),
+                List.of("virtualThreads", "1000000")));
         return List.of(
                 new Section("End-to-end: HttpServer, handler awaits a future completed ~1 ms later, requests/s",
                         "`HttpBenchmark`: JDK HttpServer on 127.0.0.1, keep-alive connections driven by one NIO client thread"
                                 + " in the same JVM; " + warm + " s warm-up, " + secs + " s measured. marl4j = MarlExecutorService"
-                                + " (2 workers) + Futures.await; baselines call join(). Ratio = marl4j / virtual threads at the same"
+                                + " (2 workers, each fiber engine) + Futures.await; baselines call join(). Ratio = marl4j / virtual threads at the same"
                                 + " connection count (higher is better).",
                         "requestsPerSecond", "req/s", "virtualThreads", false, "≥ 1.2× virtual threads, p99 no worse",
                         quick ? 1 : 3, http, List.of("p50Micros", "p99Micros", "errors")),
+                new Section("End-to-end: HttpServer, handler makes a plain 1 ms blocking call (Thread.sleep), requests/s",
+                        "`HttpBenchmark -Dhttp.handler=sleep`: as above, but the handler calls Thread.sleep(1) (a JDBC call's"
+                                + " stand-in) instead of awaiting a future. marl4j = MarlExecutorService (2 workers) on the"
+                                + " VIRTUAL_THREADS engine, where the sleep suspends only the fiber. Ratio = marl4j / virtual"
+                                + " threads at the same connection count (higher is better).",
+                        "requestsPerSecond", "req/s", "virtualThreads", false, "≥ virtual threads, p99 no worse",
+                        quick ? 1 : 3, httpSleep, List.of("p50Micros", "p99Micros", "errors")),
                 new Section("Idle cost: 1,000 tiny tasks per second, process CPU ns per task",
                         "`IdleBenchmark`: one task per ms for 3 s after a 1 s warm-up; process CPU time over the stream / tasks;"
                                 + " latencyAfterIdleNanos = median of 20 single tasks each after 100 ms of idleness.",

@@ -31,8 +31,13 @@ import org.marl4j.futures.MarlExecutorService;
  * <p>A plain {@code main} run in a fresh JVM per case by {@link RunSuite}:
  * {@code HttpBenchmark <marl4j|virtualThreads|fixed200> <connections> [warmupSeconds] [seconds]}.
  * Prints {@code requestsPerSecond=...}, {@code p50Micros=...} and {@code p99Micros=...}.
- * The marl4j case uses {@link MarlExecutorService} over two worker threads and {@link Futures#await};
+ * The marl4j case uses {@link MarlExecutorService} over two worker threads, with the fiber engine
+ * {@code -Dbench.engine=VIRTUAL_THREADS|CONTINUATIONS} names, and {@link Futures#await};
  * the baselines call {@code join()} on the future.
+ *
+ * <p>{@code -Dhttp.handler=sleep}: the handler makes a plain 1 ms blocking call instead,
+ * {@code Thread.sleep(1)} (a JDBC call's stand-in), on every executor alike: on marl4j's
+ * VIRTUAL_THREADS engine it suspends the fiber, on CONTINUATIONS it holds a worker thread.
  */
 public final class HttpBenchmark {
     /** The backend's delay before it completes a handler's future. */
@@ -49,13 +54,14 @@ public final class HttpBenchmark {
         int warmup = args.length > 2 ? Integer.parseInt(args[2]) : 3;
         int seconds = args.length > 3 ? Integer.parseInt(args[3]) : 5;
         boolean marl = what.equals("marl4j");
+        boolean sleep = System.getProperty("http.handler", "await").equals("sleep");
         // The JDK server closes idle keep-alive connections beyond 200 by default; a client with 1,000
         // connections always has more than 200 between requests. Read once, when the server class loads.
         System.setProperty("sun.net.httpserver.maxIdleConnections", "4096");
         ExecutorService executor = switch (what) {
             // -Dhttp.spinMicros=N overrides the workers' spin duration (default: marl's 1 ms), to measure
             // what spinning costs when the server's other threads need the cores.
-            case "marl4j" -> new MarlExecutorService(BenchSupport.newConfig(2).setSpinDuration(
+            case "marl4j" -> new MarlExecutorService(BenchSupport.newConfig(2, BenchSupport.mainEngine()).setSpinDuration(
                     java.time.Duration.ofNanos(1_000 * Long.getLong("http.spinMicros", 1_000))));
             case "virtualThreads" -> Executors.newVirtualThreadPerTaskExecutor();
             case "fixed200" -> Executors.newFixedThreadPool(200);
@@ -64,7 +70,7 @@ public final class HttpBenchmark {
         };
         ScheduledExecutorService backend = Executors.newSingleThreadScheduledExecutor();
         HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 4096);
-        server.createContext("/work", exchange -> handle(exchange, backend, marl));
+        server.createContext("/work", sleep ? HttpBenchmark::handleSleeping : exchange -> handle(exchange, backend, marl));
         server.setExecutor(executor);
         server.start();
         try {
@@ -79,7 +85,8 @@ public final class HttpBenchmark {
             System.out.println("errors=" + load.errors);
             if (executor instanceof MarlExecutorService marlExecutor) {
                 // Idle sleeps against requests: how often a hand-off found a worker asleep (a futex wake).
-                System.out.println("marl4j: " + marlExecutor.scheduler().stats());
+                System.out.println("marl4j engine " + marlExecutor.scheduler().fiberEngine() + ": "
+                        + marlExecutor.scheduler().stats());
             }
         } finally {
             server.stop(0);
@@ -96,6 +103,22 @@ public final class HttpBenchmark {
             exchange.sendResponseHeaders(200, body.length);
             try (OutputStream out = exchange.getResponseBody()) {
                 out.write(body);
+            }
+        }
+    }
+
+    /** handleSleeping(exchange) answers after a plain blocking call of BACKEND_MICROS: Thread.sleep. */
+    private static void handleSleeping(HttpExchange exchange) throws IOException {
+        try (exchange) {
+            try {
+                Thread.sleep(BACKEND_MICROS / 1_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException(e);
+            }
+            exchange.sendResponseHeaders(200, BODY.length);
+            try (OutputStream out = exchange.getResponseBody()) {
+                out.write(BODY);
             }
         }
     }

@@ -35,7 +35,8 @@ public final class IdleBenchmark {
         int seconds = args.length > 2 ? Integer.parseInt(args[2]) : 3;
         switch (what) {
             case "marl4j" -> {
-                try (Scheduler s = BenchSupport.newScheduler(threads)) {
+                try (Scheduler s = BenchSupport.newScheduler(threads, BenchSupport.mainEngine())) {
+                    System.out.println("engine " + s.fiberEngine());
                     measure(r -> s.enqueue(new Task(r)), seconds);
                 }
             }

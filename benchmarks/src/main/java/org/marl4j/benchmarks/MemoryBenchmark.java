@@ -17,7 +17,8 @@ import org.marl4j.futures.Futures;
  * JMH benchmark (heap after GC is not a timing): RunSuite runs each case in a fresh JVM, several
  * times. Usage: {@code MemoryBenchmark marl4j|marl4jAwait <workers> [fibers]} or
  * {@code MemoryBenchmark virtualThreads|virtualThreadsJoin [fibers]}; prints {@code bytesPerFiber=<n>}
- * and {@code resumeMillis=<n>} (from the release until every fiber has finished).
+ * and {@code resumeMillis=<n>} (from the release until every fiber has finished). The marl4j cases use
+ * the fiber engine {@code -Dbench.engine=VIRTUAL_THREADS|CONTINUATIONS} names (unset: the default engine).
  *
  * <p>{@code marl4j} fibers wait on one MANUAL {@link Event}; {@code marl4jAwait} fibers are each inside
  * {@link Futures#await} on their own {@link CompletableFuture}, against virtual threads in
@@ -76,7 +77,7 @@ public final class MemoryBenchmark {
 
     /** The fibers are enqueued by a bound helper thread, which then blocks (and, with 0 workers, runs them). */
     static long[] marl4j(int workers, int fibers, boolean await) throws InterruptedException {
-        try (Scheduler scheduler = BenchSupport.newScheduler(workers)) {
+        try (Scheduler scheduler = BenchSupport.newScheduler(workers, BenchSupport.mainEngine())) {
             Event release = new Event(Event.Mode.MANUAL);
             CompletableFuture<Integer>[] futures = await ? newFutures(fibers) : null;
             AtomicInteger blocked = new AtomicInteger();

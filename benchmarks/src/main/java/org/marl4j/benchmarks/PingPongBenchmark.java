@@ -4,6 +4,7 @@ import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.TimeUnit;
 
 import org.marl4j.Event;
+import org.marl4j.FiberEngine;
 import org.marl4j.Marl;
 import org.marl4j.Scheduler;
 import org.marl4j.Task;
@@ -37,21 +38,23 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(value = 1, jvmArgsAppend = {BenchSupport.ADD_EXPORTS, "-Xms1g", "-Xmx1g", BenchSupport.PRE_TOUCH})
+@Fork(value = 1, jvmArgsAppend = {BenchSupport.ADD_EXPORTS, BenchSupport.ADD_OPENS, "-Xms1g", "-Xmx1g", BenchSupport.PRE_TOUCH})
 public class PingPongBenchmark {
     static final int ROUNDS = 10_000;
 
-    /** A scheduler with 0, 1 or 2 workers; with workers, a resident fiber on each. */
+    /** A scheduler with 0, 1 or 2 workers and either fiber engine; with workers, a resident fiber on each. */
     @State(Scope.Thread)
     public static class SameWorker {
         @Param({"0", "1", "2"})
         public int threads;
+        @Param({"VIRTUAL_THREADS", "CONTINUATIONS"})
+        public FiberEngine engine;
         Scheduler scheduler;
         Resident[] residents;
 
         @Setup(Level.Trial)
         public void create() throws InterruptedException {
-            scheduler = BenchSupport.newScheduler(threads);
+            scheduler = BenchSupport.newScheduler(threads, engine);
             residents = Resident.place(scheduler, threads);
         }
 
@@ -72,15 +75,17 @@ public class PingPongBenchmark {
         }
     }
 
-    /** A scheduler with two workers and a resident fiber on each. */
+    /** A scheduler with two workers, either fiber engine, and a resident fiber on each. */
     @State(Scope.Thread)
     public static class CrossWorker {
+        @Param({"VIRTUAL_THREADS", "CONTINUATIONS"})
+        public FiberEngine engine;
         Scheduler scheduler;
         Resident[] residents;
 
         @Setup(Level.Trial)
         public void create() throws InterruptedException {
-            scheduler = BenchSupport.newScheduler(2);
+            scheduler = BenchSupport.newScheduler(2, engine);
             residents = Resident.place(scheduler, 2);
         }
 
@@ -167,7 +172,7 @@ public class PingPongBenchmark {
     /** Two virtual threads on one carrier: the like-for-like baseline of sameWorker with threads=0 and 1. */
     @Benchmark
     @OperationsPerInvocation(ROUNDS)
-    @Fork(value = 1, jvmArgsAppend = {BenchSupport.ADD_EXPORTS, "-Xms1g", "-Xmx1g", BenchSupport.PRE_TOUCH,
+    @Fork(value = 1, jvmArgsAppend = {BenchSupport.ADD_EXPORTS, BenchSupport.ADD_OPENS, "-Xms1g", "-Xmx1g", BenchSupport.PRE_TOUCH,
             BenchSupport.VT_ONE_CARRIER, BenchSupport.VT_MAX_ONE_CARRIER})
     public PingPong virtualThreads_1carrier(VirtualCarriers carriers) throws InterruptedException {
         return PingPong.onVirtualThreads(ROUNDS);

@@ -6,6 +6,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
+import org.marl4j.FiberEngine;
 import org.marl4j.Scheduler;
 import org.marl4j.futures.Futures;
 import org.marl4j.reactive.MarlScheduler;
@@ -17,6 +18,7 @@ import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -50,14 +52,19 @@ import reactor.core.scheduler.Schedulers;
  *       {@code boundedElastic()} waits with {@code join()} on platform threads (capped at 10 ×
  *       cores threads, Reactor's default) and on virtual threads (Reactor's thread-per-task bounded
  *       elastic scheduler, same cap, built with {@code Schedulers.Factory.newThreadPerTaskBoundedElastic}).
+ *   <li>{@code blockingSleep_*}: the same {@code flatMap}, but {@code call} is a plain blocking
+ *       {@code Thread.sleep(1)} (a JDBC call's stand-in), on marl4j against {@code boundedElastic()}
+ *       on platform and on virtual threads. With the VIRTUAL_THREADS engine the sleep suspends only
+ *       the fiber; with CONTINUATIONS it holds a worker thread (two here) for the millisecond.
  * </ul>
- * SingleShot, 1 fork; a timer thread (one ScheduledExecutorService) completes every variant's futures.
+ * Every marl4j row runs once per fiber engine ({@code engine} parameter of the {@link MarlSchedulers} state);
+ * the baselines once. SingleShot, 1 fork; a timer thread (one ScheduledExecutorService) completes every variant's futures.
  */
 @BenchmarkMode(Mode.SingleShotTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Warmup(iterations = 5)
 @Measurement(iterations = 10)
-@Fork(value = 1, jvmArgsAppend = {BenchSupport.ADD_EXPORTS, "-Xms1g", "-Xmx1g", BenchSupport.PRE_TOUCH})
+@Fork(value = 1, jvmArgsAppend = {BenchSupport.ADD_EXPORTS, BenchSupport.ADD_OPENS, "-Xms1g", "-Xmx1g", BenchSupport.PRE_TOUCH})
 public class ReactorBenchmark {
     static final int ELEMENTS = 1_000_000;
     static final int CALLS = 2_048;
@@ -70,12 +77,9 @@ public class ReactorBenchmark {
     static final int PUBLISH_ON_WARMUPS = 20;
     static final int PUBLISH_ON_MEASUREMENTS = 60;
 
-    /** The schedulers under test, created once per trial. */
+    /** The baselines' schedulers and the timer every variant's calls use, created once per trial. */
     @State(Scope.Benchmark)
     public static class Fixture {
-        MarlScheduler marl;
-        /** marl4j with no spinning for work: idle workers sleep at once and leave the cores to the timer thread. */
-        MarlScheduler marlNoSpin;
         reactor.core.scheduler.Scheduler virtualThreads;
         reactor.core.scheduler.Scheduler boundedElasticVirtual;
         ExecutorService virtualExecutor;
@@ -83,9 +87,6 @@ public class ReactorBenchmark {
 
         @Setup(Level.Trial)
         public void setUp() {
-            marl = MarlScheduler.create(Scheduler.Config.allCores().setThreadNamePrefix(BenchSupport.WORKER_PREFIX));
-            marlNoSpin = MarlScheduler.create(Scheduler.Config.allCores().setSpinDuration(java.time.Duration.ZERO)
-                    .setThreadNamePrefix("bench-nospin-worker-"));
             virtualExecutor = Executors.newVirtualThreadPerTaskExecutor();
             virtualThreads = Schedulers.fromExecutorService(virtualExecutor, "virtualThreads");
             boundedElasticVirtual = new Schedulers.Factory() {}.newThreadPerTaskBoundedElastic(
@@ -95,16 +96,8 @@ public class ReactorBenchmark {
             timer = Executors.newSingleThreadScheduledExecutor();
         }
 
-        /**
-         * Tearing down prints both marl4j schedulers' counters, warm-up included: their time spent
-         * spinning and idle sleeps say what an idle worker cost beside the one that drains.
-         */
         @TearDown(Level.Trial)
         public void tearDown() {
-            System.out.println("marl4j: " + marl.scheduler().stats());
-            System.out.println("marl4j, no spin: " + marlNoSpin.scheduler().stats());
-            marl.disposeGracefully().block();
-            marlNoSpin.disposeGracefully().block();
             virtualThreads.dispose();
             boundedElasticVirtual.dispose();
             BenchSupport.shutdown(virtualExecutor);
@@ -119,12 +112,45 @@ public class ReactorBenchmark {
         }
     }
 
+    /**
+     * The marl4j schedulers (one worker per core), with the fiber {@code engine} as a parameter:
+     * a state of its own so that only the marl4j rows run once per engine.
+     */
+    @State(Scope.Benchmark)
+    public static class MarlSchedulers {
+        @Param({"VIRTUAL_THREADS", "CONTINUATIONS"})
+        public FiberEngine engine;
+        MarlScheduler marl;
+        /** marl4j with no spinning for work: idle workers sleep at once and leave the cores to the timer thread. */
+        MarlScheduler marlNoSpin;
+
+        @Setup(Level.Trial)
+        public void setUp() {
+            marl = MarlScheduler.create(Scheduler.Config.allCores().setThreadNamePrefix(BenchSupport.WORKER_PREFIX)
+                    .setFiberEngine(engine));
+            marlNoSpin = MarlScheduler.create(Scheduler.Config.allCores().setSpinDuration(java.time.Duration.ZERO)
+                    .setThreadNamePrefix("bench-nospin-worker-").setFiberEngine(engine));
+        }
+
+        /**
+         * Tearing down prints both marl4j schedulers' counters, warm-up included: their time spent
+         * spinning and idle sleeps say what an idle worker cost beside the one that drains.
+         */
+        @TearDown(Level.Trial)
+        public void tearDown() {
+            System.out.println("marl4j engine=" + engine + ": " + marl.scheduler().stats());
+            System.out.println("marl4j engine=" + engine + ", no spin: " + marlNoSpin.scheduler().stats());
+            marl.disposeGracefully().block();
+            marlNoSpin.disposeGracefully().block();
+        }
+    }
+
     @Benchmark
     @Warmup(iterations = PUBLISH_ON_WARMUPS)
     @Measurement(iterations = PUBLISH_ON_MEASUREMENTS)
     @OperationsPerInvocation(ELEMENTS)
-    public Integer publishOn_marl4j(Fixture f) {
-        return Flux.range(0, ELEMENTS).publishOn(f.marl).blockLast();
+    public Integer publishOn_marl4j(MarlSchedulers m) {
+        return Flux.range(0, ELEMENTS).publishOn(m.marl).blockLast();
     }
 
     @Benchmark
@@ -155,16 +181,16 @@ public class ReactorBenchmark {
     @Warmup(iterations = PUBLISH_ON_WARMUPS)
     @Measurement(iterations = PUBLISH_ON_MEASUREMENTS)
     @OperationsPerInvocation(ELEMENTS)
-    public Integer publishOn_marl4j_noSpin(Fixture f) {
-        return Flux.range(0, ELEMENTS).publishOn(f.marlNoSpin).blockLast();
+    public Integer publishOn_marl4j_noSpin(MarlSchedulers m) {
+        return Flux.range(0, ELEMENTS).publishOn(m.marlNoSpin).blockLast();
     }
 
     @Benchmark
     @Warmup(iterations = PUBLISH_ON_WARMUPS)
     @Measurement(iterations = PUBLISH_ON_MEASUREMENTS)
     @OperationsPerInvocation(ELEMENTS)
-    public Integer publishOnCrossThread_marl4j(Fixture f) {
-        return Flux.range(0, ELEMENTS).subscribeOn(Schedulers.single()).publishOn(f.marl).blockLast();
+    public Integer publishOnCrossThread_marl4j(MarlSchedulers m) {
+        return Flux.range(0, ELEMENTS).subscribeOn(Schedulers.single()).publishOn(m.marl).blockLast();
     }
 
     @Benchmark
@@ -177,17 +203,17 @@ public class ReactorBenchmark {
 
     @Benchmark
     @OperationsPerInvocation(CALLS)
-    public Long blockingCalls_marl4j_futuresAwait(Fixture f) {
+    public Long blockingCalls_marl4j_futuresAwait(Fixture f, MarlSchedulers m) {
         return Flux.range(0, CALLS)
-                .flatMap(x -> Mono.fromCallable(() -> Futures.await(f.reply(x))).subscribeOn(f.marl), CONCURRENCY)
+                .flatMap(x -> Mono.fromCallable(() -> Futures.await(f.reply(x))).subscribeOn(m.marl), CONCURRENCY)
                 .count().block();
     }
 
     @Benchmark
     @OperationsPerInvocation(CALLS)
-    public Long blockingCalls_marl4j_noSpin_futuresAwait(Fixture f) {
+    public Long blockingCalls_marl4j_noSpin_futuresAwait(Fixture f, MarlSchedulers m) {
         return Flux.range(0, CALLS)
-                .flatMap(x -> Mono.fromCallable(() -> Futures.await(f.reply(x))).subscribeOn(f.marlNoSpin), CONCURRENCY)
+                .flatMap(x -> Mono.fromCallable(() -> Futures.await(f.reply(x))).subscribeOn(m.marlNoSpin), CONCURRENCY)
                 .count().block();
     }
 
@@ -205,5 +231,42 @@ public class ReactorBenchmark {
         return Flux.range(0, CALLS)
                 .flatMap(x -> Mono.fromCallable(() -> f.reply(x).join()).subscribeOn(f.boundedElasticVirtual), CONCURRENCY)
                 .count().block();
+    }
+
+    /**
+     * A plain blocking call, {@code Thread.sleep(1)} (a JDBC call's stand-in), on marl4j: with
+     * VIRTUAL_THREADS the sleep parks the fiber's virtual thread and the worker runs other calls;
+     * with CONTINUATIONS it holds the worker thread for the whole millisecond.
+     */
+    @Benchmark
+    @OperationsPerInvocation(CALLS)
+    public Long blockingSleep_marl4j(MarlSchedulers m) {
+        return Flux.range(0, CALLS)
+                .flatMap(x -> Mono.fromCallable(() -> sleepCall(x)).subscribeOn(m.marl), CONCURRENCY)
+                .count().block();
+    }
+
+    /** The same sleeping calls on Reactor's {@code boundedElastic()}: platform threads, capped at 10 × cores. */
+    @Benchmark
+    @OperationsPerInvocation(CALLS)
+    public Long blockingSleep_boundedElastic() {
+        return Flux.range(0, CALLS)
+                .flatMap(x -> Mono.fromCallable(() -> sleepCall(x)).subscribeOn(Schedulers.boundedElastic()), CONCURRENCY)
+                .count().block();
+    }
+
+    /** The same sleeping calls on the thread-per-task bounded elastic scheduler (virtual threads, same cap). */
+    @Benchmark
+    @OperationsPerInvocation(CALLS)
+    public Long blockingSleep_boundedElasticVirtual(Fixture f) {
+        return Flux.range(0, CALLS)
+                .flatMap(x -> Mono.fromCallable(() -> sleepCall(x)).subscribeOn(f.boundedElasticVirtual), CONCURRENCY)
+                .count().block();
+    }
+
+    /** A blocking call of CALL_MICROS: Thread.sleep, as a JDBC driver's socket read would block. */
+    private static Integer sleepCall(int x) throws InterruptedException {
+        Thread.sleep(CALL_MICROS / 1_000);
+        return x;
     }
 }

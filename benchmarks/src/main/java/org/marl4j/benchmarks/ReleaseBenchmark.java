@@ -31,7 +31,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Warmup(iterations = 10)
 @Measurement(iterations = 20)
-@Fork(value = 1, jvmArgsAppend = {BenchSupport.ADD_EXPORTS, "-Xms2g", "-Xmx2g", BenchSupport.PRE_TOUCH})
+@Fork(value = 1, jvmArgsAppend = {BenchSupport.ADD_EXPORTS, BenchSupport.ADD_OPENS, "-Xms2g", "-Xmx2g", BenchSupport.PRE_TOUCH})
 public class ReleaseBenchmark {
     static final int FIBERS = 100_000;
 
@@ -109,7 +109,7 @@ public class ReleaseBenchmark {
     /** Virtual threads on one carrier: the like-for-like baseline of threads=0 and threads=1. */
     @Benchmark
     @OperationsPerInvocation(FIBERS)
-    @Fork(value = 1, jvmArgsAppend = {BenchSupport.ADD_EXPORTS, "-Xms2g", "-Xmx2g", BenchSupport.PRE_TOUCH,
+    @Fork(value = 1, jvmArgsAppend = {BenchSupport.ADD_EXPORTS, BenchSupport.ADD_OPENS, "-Xms2g", "-Xmx2g", BenchSupport.PRE_TOUCH,
             BenchSupport.VT_ONE_CARRIER, BenchSupport.VT_MAX_ONE_CARRIER})
     public CountDownLatch virtualThreads_1carrier(VirtualCrowd crowd, VirtualCarriers carriers) throws InterruptedException {
         return releaseVirtual(crowd);

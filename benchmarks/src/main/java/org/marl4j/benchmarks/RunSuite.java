@@ -65,6 +65,9 @@ public final class RunSuite {
             new Workload("Reactor: flatMap(fromCallable(call).subscribeOn(s), 256), call waits ~1 ms on a future, ns/call",
                     ReactorBenchmark.class, "blockingCalls_", "≥ 1.5× the throughput of the better boundedElastic",
                     "blockingCalls_boundedElastic_join", 1 / 1.5),
+            new Workload("Reactor: flatMap(fromCallable(sleep).subscribeOn(s), 256), a plain Thread.sleep(1) per call, ns/call",
+                    ReactorBenchmark.class, "blockingSleep_", "≥ 1.5× the throughput of the better boundedElastic",
+                    "blockingSleep_boundedElastic", 1 / 1.5),
             new Workload("Kotlin: launch and join 1,000,000 no-op coroutines, ns/coroutine", CoroutinesBenchmark.class,
                     "launch_", "≤ 1/2 of Dispatchers.Default", "launch_dispatchersDefault", 0.5),
             new Workload("Kotlin: Channel ping-pong (100,000 round trips), ns/round trip", CoroutinesBenchmark.class,
@@ -120,24 +123,33 @@ public final class RunSuite {
     /** Runs MemoryBenchmark in fresh JVMs: key = case, value = bytes per fiber of each run. */
     private static Map<String, List<Long>> runMemory() throws IOException, InterruptedException {
         Map<String, List<Long>> bytes = new LinkedHashMap<>();
-        List<List<String>> cases = List.of(List.of("marl4j", "0"), List.of("marl4j", "1"),
-                List.of("marl4j", "2"), List.of("virtualThreads"));
-        for (List<String> c : cases) {
-            List<Long> runs = new ArrayList<>();
-            for (int i = 0; i < MEMORY_RUNS; i++) {
-                runs.add(runMemoryCase(c));
+        for (String engine : List.of("VIRTUAL_THREADS", "CONTINUATIONS")) {
+            for (String workers : List.of("0", "1", "2")) {
+                List<Long> runs = new ArrayList<>();
+                for (int i = 0; i < MEMORY_RUNS; i++) {
+                    runs.add(runMemoryCase(engine, List.of("marl4j", workers)));
+                }
+                bytes.put("marl4j " + engine + " workers=" + workers, runs);
             }
-            bytes.put(String.join(" workers=", c), runs);
         }
+        List<Long> runs = new ArrayList<>();
+        for (int i = 0; i < MEMORY_RUNS; i++) {
+            runs.add(runMemoryCase(null, List.of("virtualThreads")));
+        }
+        bytes.put("virtualThreads", runs);
         return bytes;
     }
 
-    private static long runMemoryCase(List<String> args) throws IOException, InterruptedException {
+    /** runMemoryCase(engine, args): one MemoryBenchmark run; engine (null for a baseline) goes in -Dbench.engine. */
+    private static long runMemoryCase(String engine, List<String> args) throws IOException, InterruptedException {
         String java = ProcessHandle.current().info().command()
                 .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        List<String> command = new ArrayList<>(List.of(java, BenchSupport.ADD_EXPORTS, "-Xms2g", "-Xmx2g", BenchSupport.PRE_TOUCH,
-                "-XX:+UseSerialGC",
-                "-cp", System.getProperty("java.class.path"), MemoryBenchmark.class.getName()));
+        List<String> command = new ArrayList<>(List.of(java, BenchSupport.ADD_EXPORTS, BenchSupport.ADD_OPENS,
+                "-Xms2g", "-Xmx2g", BenchSupport.PRE_TOUCH, "-XX:+UseSerialGC"));
+        if (engine != null) {
+            command.add("-D" + BenchSupport.ENGINE_PROPERTY + "=" + engine);
+        }
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), MemoryBenchmark.class.getName()));
         command.addAll(args);
         Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
         long bytes = -1;
@@ -152,9 +164,9 @@ public final class RunSuite {
             }
         }
         if (p.waitFor() != 0 || bytes < 0) {
-            throw new IllegalStateException("MemoryBenchmark " + args + " failed (exit " + p.exitValue() + ")");
+            throw new IllegalStateException("MemoryBenchmark " + args + " engine " + engine + " failed (exit " + p.exitValue() + ")");
         }
-        System.out.println("[memory] " + args + ": " + bytes + " bytes per fiber");
+        System.out.println("[memory] " + args + " engine " + engine + ": " + bytes + " bytes per fiber");
         return bytes;
     }
 
@@ -356,7 +368,11 @@ public final class RunSuite {
                     ok &= m.median * 3 <= b.median;
                 }
             }
-            if (w.type == ReactorBenchmark.class) {
+            if (w.type == ReactorBenchmark.class && w.prefix.equals("blockingSleep_")) {
+                for (Row b : family(m, baselines, "blockingSleep_boundedElasticVirtual")) {
+                    ok &= m.median * 1.5 <= b.median;
+                }
+            } else if (w.type == ReactorBenchmark.class) {
                 for (Row b : family(m, baselines, "blockingCalls_boundedElasticVirtual_join")) {
                     ok &= m.median * 1.5 <= b.median; // "the better of the two" boundedElastic flavours
                 }

@@ -24,7 +24,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Warmup(iterations = 20)
 @Measurement(iterations = 40)
-@Fork(value = 1, jvmArgsAppend = {BenchSupport.ADD_EXPORTS, "-Xms1g", "-Xmx1g", BenchSupport.PRE_TOUCH})
+@Fork(value = 1, jvmArgsAppend = {BenchSupport.ADD_EXPORTS, BenchSupport.ADD_OPENS, "-Xms1g", "-Xmx1g", BenchSupport.PRE_TOUCH})
 public class TicketBenchmark {
     /** Tickets per iteration: marl's value. */
     static final int TICKETS = 512;
@@ -56,7 +56,7 @@ public class TicketBenchmark {
     /** The same hand-over on virtual threads on one carrier: beside threads=0 and threads=1. */
     @Benchmark
     @OperationsPerInvocation(TICKETS)
-    @Fork(value = 1, jvmArgsAppend = {BenchSupport.ADD_EXPORTS, "-Xms1g", "-Xmx1g", BenchSupport.PRE_TOUCH,
+    @Fork(value = 1, jvmArgsAppend = {BenchSupport.ADD_EXPORTS, BenchSupport.ADD_OPENS, "-Xms1g", "-Xmx1g", BenchSupport.PRE_TOUCH,
             BenchSupport.VT_ONE_CARRIER, BenchSupport.VT_MAX_ONE_CARRIER})
     public Thread[] ticket_virtualThreads_1carrier(VirtualCarriers carriers) throws InterruptedException {
         return handOverVirtual();
