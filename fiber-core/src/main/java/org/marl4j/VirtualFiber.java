@@ -3,6 +3,7 @@ package org.marl4j;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.Executor;
 
 /**
@@ -79,10 +80,8 @@ final class VirtualFiber implements FiberStack, Executor {
 
     /** The body of the fiber's virtual thread: its worker's loop (see {@link Worker#run()}). */
     private void body() {
-        Worker worker = fiber.worker;
-        Worker.enterVirtualFiber(worker);
         try {
-            worker.run();
+            fiber.worker.run();
         } catch (Throwable t) {
             failure = t;
         } finally {
@@ -191,9 +190,22 @@ final class VirtualFiber implements FiberStack, Executor {
         thread.interrupt();
     }
 
+    /**
+     * workerOf(thread) is the worker whose fiber runs on the virtual thread {@code thread}, or null if
+     * it is no fiber's: read from the thread's scheduler, which for a fiber is its VirtualFiber (a
+     * thread a fiber started may have inherited that scheduler, hence the check of the thread).
+     */
+    static Worker workerOf(Thread thread) {
+        if (Access.SCHEDULER == null) {
+            return null;
+        }
+        return Access.SCHEDULER.get(thread) instanceof VirtualFiber v && v.thread == thread ? v.fiber.worker : null;
+    }
+
     /** isAvailable() is whether marl4j may make virtual threads with a scheduler of its own here. */
     static boolean isAvailable() {
-        return Object.class.getModule().isOpen("java.lang", VirtualFiber.class.getModule()) && Access.error() == null;
+        return Object.class.getModule().isOpen("java.lang", VirtualFiber.class.getModule()) && Access.error() == null
+                && Access.SCHEDULER != null;
     }
 
     /** Why the builder could not be reached, or null: for the missing-flag message. */
@@ -210,6 +222,8 @@ final class VirtualFiber implements FiberStack, Executor {
         static final MethodHandle NEW_VIRTUAL_THREAD;
         /** The JDK's scheduler of virtual threads, for the children of fibers (see {@link #execute}). */
         static final Executor DEFAULT_SCHEDULER;
+        /** java.lang.VirtualThread.scheduler, a final field: which VirtualFiber a thread belongs to, if any. */
+        static final VarHandle SCHEDULER;
         private static final Throwable ERROR;
 
         static {
@@ -236,10 +250,22 @@ final class VirtualFiber implements FiberStack, Executor {
             NEW_VIRTUAL_THREAD = handle;
             ERROR = error;
             DEFAULT_SCHEDULER = error == null ? defaultScheduler() : null;
+            SCHEDULER = error == null ? schedulerField() : null;
         }
 
         static Throwable error() {
             return ERROR;
+        }
+
+        /** schedulerField() is a handle on java.lang.VirtualThread.scheduler; null if the JDK has no such field. */
+        private static VarHandle schedulerField() {
+            try {
+                Class<?> virtualThread = Class.forName("java.lang.VirtualThread");
+                return MethodHandles.privateLookupIn(virtualThread, MethodHandles.lookup())
+                        .findVarHandle(virtualThread, "scheduler", Executor.class);
+            } catch (ReflectiveOperationException e) {
+                return null;
+            }
         }
 
         /** defaultScheduler() is java.lang.VirtualThread.defaultScheduler(), or the common pool if it has no such method. */

@@ -175,16 +175,22 @@ final class Worker implements Runnable {
 
     /**
      * current() is the worker of the calling thread, or null if the thread is neither bound nor a
-     * worker: a worker thread, a bound thread, or one of a worker's fibers of the virtual-thread
-     * engine (each of which records its worker as it starts: {@link #enterVirtualFiber}).
+     * worker: a worker thread, a fiber's virtual thread (known by its scheduler, without a
+     * thread-local: a suspended fiber has no thread-local map unless its tasks make one), or a
+     * bound thread.
      */
     static Worker current() {
-        return Thread.currentThread() instanceof WorkerThread t ? t.worker : BOUND.get();
-    }
-
-    /** enterVirtualFiber(worker) records, on a starting fiber's virtual thread, the worker it belongs to. */
-    static void enterVirtualFiber(Worker worker) {
-        BOUND.set(worker);
+        Thread t = Thread.currentThread();
+        if (t instanceof WorkerThread w) {
+            return w.worker;
+        }
+        if (t.isVirtual()) {
+            Worker worker = VirtualFiber.workerOf(t);
+            if (worker != null) {
+                return worker;
+            }
+        }
+        return BOUND.get();
     }
 
     /**
@@ -193,7 +199,7 @@ final class Worker implements Runnable {
      */
     boolean onOwnerThread() {
         Thread t = Thread.currentThread();
-        return t == ownerThread || (virtualFibers && t.isVirtual() && BOUND.get() == this);
+        return t == ownerThread || (virtualFibers && t.isVirtual() && VirtualFiber.workerOf(t) == this);
     }
 
     /** fiberName(id) names the virtual thread of this worker's fiber number id, after the worker's thread. */
