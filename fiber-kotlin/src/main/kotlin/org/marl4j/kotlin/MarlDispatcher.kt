@@ -93,7 +93,7 @@ public class MarlDispatcher internal constructor(public val scheduler: Scheduler
             return null
         }
         val inbox = context[BoundThreadInbox] ?: return null
-        return if (inbox.scheduler === scheduler && inbox.owner !== Thread.currentThread()) inbox else null
+        return if (inbox.scheduler === scheduler && inbox.owner !== BoundThreadInbox.currentWorkerThread()) inbox else null
     }
 
     /**
