@@ -65,9 +65,11 @@ class RunSuspendingTest {
                 scheduler.enqueue(Task { released.signal() })
                 released.awaitSuspending()
             }
-            Thread.currentThread()
+            // The worker's own thread: on VIRTUAL_THREADS the current thread is the fiber's
+            // virtual thread, whose name only happens to start with the worker's.
+            workerThread()
         }
-        assertTrue(thread.name.startsWith(scheduler.config().threadNamePrefix))
+        assertTrue(thread.name.startsWith(scheduler.config().threadNamePrefix), "ran on ${thread.name}")
     }
 
     @ForEachWorkerCount
