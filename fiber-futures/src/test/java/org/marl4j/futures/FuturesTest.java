@@ -280,13 +280,13 @@ class FuturesTest {
         AtomicInteger ran = new AtomicInteger();
         List<CompletableFuture<?>> cancelled = new ArrayList<>();
         withScheduler(workers, scheduler -> {
-            // Occupy every worker thread (blocking it on purpose) so the next tasks stay queued.
+            // Occupy every worker thread (holding it on purpose) so the next tasks stay queued.
             CountDownLatch started = new CountDownLatch(workers);
-            CountDownLatch release = new CountDownLatch(1);
+            WorkerHold release = new WorkerHold();
             for (int i = 0; i < workers; i++) {
                 scheduler.enqueue(new Task(() -> {
                     started.countDown();
-                    awaitUninterruptibly(release);
+                    release.hold();
                 }));
             }
             awaitUninterruptibly(started);
@@ -296,7 +296,7 @@ class FuturesTest {
             assertTrue(run.cancel(true));
             cancelled.add(supplied);
             cancelled.add(run);
-            release.countDown();
+            release.release();
         }); // close()/unbind() drain every queued task
         assertEquals(0, ran.get(), "a body whose future was cancelled before it started ran");
         assertTrue(cancelled.stream().allMatch(CompletableFuture::isCancelled));

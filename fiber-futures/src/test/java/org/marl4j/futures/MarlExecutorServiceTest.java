@@ -343,18 +343,14 @@ class MarlExecutorServiceTest {
     @ParameterizedTest(name = "workers={0}, owned={1}")
     @MethodSource("org.marl4j.futures.ExecutorFixture#kindsWithAtMostOneWorkerThread")
     void cancel_beforeStart_neverRuns(int workers, boolean owned) throws Exception {
-        // Needs every worker thread held by one blocking task, so: none, or the single one.
+        // Needs every worker thread held by one task, so: none, or the single one.
         try (ExecutorFixture f = new ExecutorFixture(workers, owned)) {
             CountDownLatch started = new CountDownLatch(1);
-            CountDownLatch release = new CountDownLatch(1);
+            WorkerHold release = new WorkerHold();
             if (workers == 1) {
                 f.executor.execute(() -> {
                     started.countDown();
-                    try {
-                        release.await();
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
+                    release.hold();
                 });
                 assertTrue(started.await(PATIENCE_S, TimeUnit.SECONDS));
             }
@@ -364,7 +360,7 @@ class MarlExecutorServiceTest {
             assertTrue(a.cancel(false));
             assertTrue(b.cancel(true));
             assertFalse(a.cancel(false), "cancel twice");
-            release.countDown();
+            release.release();
             f.executor.shutdown();
             assertTrue(f.executor.awaitTermination(PATIENCE_S, TimeUnit.SECONDS));
             assertEquals(0, ran.get());

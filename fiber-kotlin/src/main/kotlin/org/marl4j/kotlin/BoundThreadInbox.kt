@@ -1,6 +1,7 @@
 package org.marl4j.kotlin
 
 import org.marl4j.Event
+import org.marl4j.Fiber
 import org.marl4j.Scheduler
 import kotlin.coroutines.AbstractCoroutineContextElement
 import kotlin.coroutines.CoroutineContext
@@ -23,7 +24,8 @@ import kotlin.coroutines.CoroutineContext
  * falls back to the dispatcher's refusal rather than waiting in an inbox nobody drains.
  *
  * @property scheduler the zero-worker scheduler the owner is bound to.
- * @property owner the bound thread whose runSuspending drains this inbox.
+ * @property owner the bound thread whose runSuspending drains this inbox: a worker thread, as
+ *     [currentWorkerThread] names it, never a fiber's own virtual thread.
  * @property wake the owner's wake-up: an [Event.Mode.AUTO] event, signalled after each offer (and by
  *     runSuspending when its coroutine completes).
  */
@@ -31,7 +33,17 @@ internal class BoundThreadInbox(val scheduler: Scheduler, val owner: Thread, val
     AbstractCoroutineContextElement(BoundThreadInbox) {
 
     /** The key of the inbox in a coroutine context. */
-    companion object Key : CoroutineContext.Key<BoundThreadInbox>
+    companion object Key : CoroutineContext.Key<BoundThreadInbox> {
+        /**
+         * The thread whose worker runs the calling code: the fiber's worker thread (or bound
+         * thread) on a fiber, else the calling thread. This, not `Thread.currentThread()`, says
+         * whether code runs on an inbox's owner: on [org.marl4j.FiberEngine.VIRTUAL_THREADS] each
+         * fiber is a virtual thread of its own, so two fibers of the bound thread's worker (the
+         * one waiting in runSuspending and the one a coroutine step runs on) have different
+         * current threads, though both may enqueue onto that worker.
+         */
+        fun currentWorkerThread(): Thread = Fiber.current()?.workerThread() ?: Thread.currentThread()
+    }
 
     private val lock = Any()
 
@@ -68,7 +80,7 @@ internal class BoundThreadInbox(val scheduler: Scheduler, val owner: Thread, val
      * @param dispatcher the runSuspending call's dispatcher.
      */
     fun drainInto(dispatcher: MarlDispatcher) {
-        check(Thread.currentThread() === owner) { "an inbox is drained only by its owner, ${owner.name}" }
+        check(currentWorkerThread() === owner) { "an inbox is drained only by its owner, ${owner.name}" }
         while (true) {
             // The dispatch runs outside the lock: it may refuse and start the step elsewhere.
             val step = synchronized(lock) { steps.removeFirstOrNull() } ?: return

@@ -85,15 +85,18 @@ public class MarlDispatcher internal constructor(public val scheduler: Scheduler
 
     /**
      * The inbox of the [runSuspending] call that [context]'s coroutine belongs to, if that call
-     * waits on a bound thread of this scheduler other than the calling one (only a scheduler with
-     * no worker threads has such calls): its steps run there, not here. Null otherwise.
+     * waits on a bound thread of this scheduler other than the one running the caller (only a
+     * scheduler with no worker threads has such calls): its steps run there, not here. Null
+     * otherwise. "Running the caller" is the caller's worker thread, not its current thread: on
+     * VIRTUAL_THREADS another fiber of the bound thread is a virtual thread of its own, yet it
+     * may enqueue there.
      */
     private fun foreignInbox(context: CoroutineContext): BoundThreadInbox? {
         if (!zeroWorkers) {
             return null
         }
         val inbox = context[BoundThreadInbox] ?: return null
-        return if (inbox.scheduler === scheduler && inbox.owner !== Thread.currentThread()) inbox else null
+        return if (inbox.scheduler === scheduler && inbox.owner !== BoundThreadInbox.currentWorkerThread()) inbox else null
     }
 
     /**

@@ -60,7 +60,7 @@ public fun <T> runSuspending(block: suspend CoroutineScope.() -> T): T {
     // Without worker threads only this thread may enqueue the coroutine's steps: the inbox brings it
     // those that other threads dispatch.
     val inbox = if (scheduler.config().workerThreadCount == 0) {
-        BoundThreadInbox(scheduler, Thread.currentThread(), wake)
+        BoundThreadInbox(scheduler, BoundThreadInbox.currentWorkerThread(), wake)
     } else {
         null
     }

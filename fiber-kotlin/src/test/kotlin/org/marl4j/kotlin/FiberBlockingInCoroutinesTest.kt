@@ -31,8 +31,8 @@ class FiberBlockingInCoroutinesTest {
     fun waitGroupAwaitSuspendsTheFiberNotTheOnlyWorkerThread() = onScheduler(1) { scheduler ->
         val wg = WaitGroup(1)
         withContext(scheduler.asCoroutineDispatcher()) {
-            val waiterThread = async { wg.await(); Thread.currentThread() }
-            val releaserThread = async { wg.done(); Thread.currentThread() }
+            val waiterThread = async { wg.await(); workerThread() }
+            val releaserThread = async { wg.done(); workerThread() }
             assertSame(waiterThread.await(), releaserThread.await(), "both ran on the one worker thread")
         }
     }
@@ -51,10 +51,10 @@ class FiberBlockingInCoroutinesTest {
     fun publishersAwaitFirstOnASinkSuspendsTheFiberNotTheOnlyWorkerThread() = onScheduler(1) { scheduler ->
         val sink = Sinks.one<String>()
         withContext(scheduler.asCoroutineDispatcher()) {
-            val waiter = async { Publishers.awaitFirst(sink.asMono()) to Thread.currentThread() }
+            val waiter = async { Publishers.awaitFirst(sink.asMono()) to workerThread() }
             // The sink is emitted from another coroutine on the same, only, worker thread: if
             // awaitFirst held that thread, this would never run and the test would hang.
-            val emitter = async { sink.tryEmitValue("first"); Thread.currentThread() }
+            val emitter = async { sink.tryEmitValue("first"); workerThread() }
             val (value, waiterThread) = waiter.await()
             assertEquals("first", value)
             assertSame(waiterThread, emitter.await(), "both ran on the one worker thread")

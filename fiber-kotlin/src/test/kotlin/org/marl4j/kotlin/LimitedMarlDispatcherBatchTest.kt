@@ -319,7 +319,7 @@ class LimitedMarlDispatcherBatchTest {
             }
             val holder = bound("holder") { withContext(view) { holding.countDown(); release.await() } }
             assertTrue(holding.await(TestSchedulers.PATIENCE.toMillis(), TimeUnit.MILLISECONDS))
-            val waiter = bound("waiter") { withContext(view) { ranOn.set(Thread.currentThread()) } }
+            val waiter = bound("waiter") { withContext(view) { ranOn.set(workerThread()) } }
             await().atMost(TestSchedulers.PATIENCE).until { view.waitingSteps() == 1 }
             release.signal() // the holder's step ends with the waiter's step waiting for its place
             holder.join(TestSchedulers.PATIENCE.toMillis())

@@ -62,7 +62,7 @@ class LimitedMarlDispatcherTest {
     @ValueSource(strings = ["1", "2", "2/1"])
     fun onABoundThreadOfAZeroWorkerSchedulerAStepResumedFromAnotherThreadThroughAViewRunsOnTheBoundThread(which: String) =
         TaskErrors.withBoundScheduler(0) { scheduler ->
-            val caller = Thread.currentThread()
+            val caller = workerThread()
             val results = runSuspending {
                 val plain = coroutineContext[ContinuationInterceptor]!!
                 withContext(view(scheduler, which)) {
@@ -76,16 +76,16 @@ class LimitedMarlDispatcherTest {
                         assertTrue(suspended.await(TestSchedulers.PATIENCE.toMillis(), TimeUnit.MILLISECONDS))
                         1
                     }
-                    assertSame(caller, Thread.currentThread(), "resumed from IO on the bound thread")
+                    assertSame(caller, workerThread(), "resumed from IO on the bound thread")
                     assertSame(scheduler, Scheduler.get())
 
                     val deferred = CompletableDeferred<Int>()
                     launch(plain) { TestSchedulers.startThread("completer") { deferred.complete(2) } }
                     val fromAPlainThread = deferred.await()
-                    assertSame(caller, Thread.currentThread(), "resumed from a plain thread on the bound thread")
+                    assertSame(caller, workerThread(), "resumed from a plain thread on the bound thread")
 
                     delay(1) // the view's timers are the scheduler's
-                    assertSame(caller, Thread.currentThread())
+                    assertSame(caller, workerThread())
                     listOf(fromIo, fromAPlainThread)
                 }
             }
@@ -285,10 +285,10 @@ class LimitedMarlDispatcherTest {
             val boundRanOn = AtomicReference<Thread>()
             val ran = Event()
             // From the bound thread: the root dispatcher would run this on this thread.
-            view.dispatch(EmptyCoroutineContext, Runnable { boundRanOn.set(Thread.currentThread()); ran.signal() })
+            view.dispatch(EmptyCoroutineContext, Runnable { boundRanOn.set(workerThread()); ran.signal() })
             ioRelease.countDown()
             assertTrue(ran.await(Duration.ofSeconds(30)))
-            assertSame(Thread.currentThread(), boundRanOn.get(), "ran on ${boundRanOn.get()?.name}")
+            assertSame(workerThread(), boundRanOn.get(), "ran on ${boundRanOn.get()?.name}")
         }
 
     /** What the view must match: the root runs a step dispatched from the bound thread on that thread. */
@@ -297,9 +297,9 @@ class LimitedMarlDispatcherTest {
         TestSchedulers.withBoundScheduler(0) { scheduler ->
             val boundRanOn = AtomicReference<Thread>()
             val ran = Event()
-            scheduler.asCoroutineDispatcher().dispatch(EmptyCoroutineContext, Runnable { boundRanOn.set(Thread.currentThread()); ran.signal() })
+            scheduler.asCoroutineDispatcher().dispatch(EmptyCoroutineContext, Runnable { boundRanOn.set(workerThread()); ran.signal() })
             assertTrue(ran.await(Duration.ofSeconds(30)))
-            assertSame(Thread.currentThread(), boundRanOn.get())
+            assertSame(workerThread(), boundRanOn.get())
         }
 
     /** The root refuses a foreign thread's step with no inbox: so does a view, even with a step of its own queued on the bound thread. */
@@ -311,10 +311,10 @@ class LimitedMarlDispatcherTest {
             val foreignRanOn = AtomicReference<Thread>()
             val ran = Event()
             TaskErrors.join(TestSchedulers.startThread("foreign") {
-                view.dispatch(EmptyCoroutineContext, Runnable { foreignRanOn.set(Thread.currentThread()); ran.signal() })
+                view.dispatch(EmptyCoroutineContext, Runnable { foreignRanOn.set(workerThread()); ran.signal() })
             })
             assertTrue(ran.await(Duration.ofSeconds(30)))
-            assertTrue(foreignRanOn.get() !== Thread.currentThread(), "the view ran a step the root refuses, on the bound thread")
+            assertTrue(foreignRanOn.get() !== workerThread(), "the view ran a step the root refuses, on the bound thread")
         }
 
     @ParameterizedTest(name = "{0} worker threads, view {1}")

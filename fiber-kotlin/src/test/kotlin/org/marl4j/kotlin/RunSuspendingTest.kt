@@ -65,9 +65,11 @@ class RunSuspendingTest {
                 scheduler.enqueue(Task { released.signal() })
                 released.awaitSuspending()
             }
-            Thread.currentThread()
+            // The worker's own thread: on VIRTUAL_THREADS the current thread is the fiber's
+            // virtual thread, whose name only happens to start with the worker's.
+            workerThread()
         }
-        assertTrue(thread.name.startsWith(scheduler.config().threadNamePrefix))
+        assertTrue(thread.name.startsWith(scheduler.config().threadNamePrefix), "ran on ${thread.name}")
     }
 
     @ForEachWorkerCount
@@ -124,11 +126,11 @@ class RunSuspendingTest {
     @Test
     fun onABoundThreadOfAZeroWorkerSchedulerTheThreadRunsTheCoroutines() =
         TestSchedulers.withBoundScheduler(0) { scheduler ->
-            val caller = Thread.currentThread()
+            val caller = workerThread()
             assertNotNull(Fiber.current())
             val ran = runSuspending {
                 delay(1)
-                assertSame(caller, Thread.currentThread())
+                assertSame(caller, workerThread())
                 Scheduler.get()
             }
             assertSame(scheduler, ran)
@@ -137,7 +139,7 @@ class RunSuspendingTest {
     @Test
     fun onABoundThreadOfAZeroWorkerSchedulerAStepResumedFromAnotherThreadRunsOnTheBoundThread() =
         TestSchedulers.withBoundScheduler(0) { scheduler ->
-            val caller = Thread.currentThread()
+            val caller = workerThread()
             val fromIo = runSuspending {
                 // The sibling runs only once this step has suspended in withContext (the bound
                 // thread runs one step at a time), so the IO block returns to a suspended
@@ -148,7 +150,7 @@ class RunSuspendingTest {
                     assertTrue(suspended.await(TestSchedulers.PATIENCE.toMillis(), TimeUnit.MILLISECONDS))
                     1
                 }
-                assertSame(caller, Thread.currentThread(), "resumed on the bound thread")
+                assertSame(caller, workerThread(), "resumed on the bound thread")
                 value
             }
             assertEquals(1, fromIo)
@@ -157,7 +159,7 @@ class RunSuspendingTest {
                 // As above: this child runs once the parent is suspended in await().
                 launch { TestSchedulers.startThread("completer") { deferred.complete(2) } }
                 val value = deferred.await()
-                assertSame(caller, Thread.currentThread(), "resumed on the bound thread")
+                assertSame(caller, workerThread(), "resumed on the bound thread")
                 value
             }
             assertEquals(2, fromAPlainThread)

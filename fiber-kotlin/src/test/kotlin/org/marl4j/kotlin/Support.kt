@@ -20,6 +20,16 @@ internal fun onScheduler(workers: Int, body: suspend CoroutineScope.(Scheduler) 
     TestSchedulers.withBoundScheduler(workers) { scheduler -> runSuspending { body(scheduler) } }
 }
 
+/**
+ * workerThread() is the platform thread whose worker runs the calling code: the fiber's worker
+ * thread (or bound thread), else the calling thread. Tests that check where a step ran ("on the
+ * bound thread", "on the one worker thread") compare this, not `Thread.currentThread()`: on
+ * [org.marl4j.FiberEngine.VIRTUAL_THREADS] each fiber is a virtual thread of its own, carried by
+ * its worker's thread, so two fibers of one worker have different current threads; on
+ * [org.marl4j.FiberEngine.CONTINUATIONS] both are the same thread.
+ */
+internal fun workerThread(): Thread = Fiber.current()?.workerThread() ?: Thread.currentThread()
+
 /** defaultExecutorRunning() is whether kotlinx's DefaultExecutor thread is alive. */
 internal fun defaultExecutorRunning(): Boolean =
     Thread.getAllStackTraces().keys.any { it.isAlive && it.name == DEFAULT_EXECUTOR }

@@ -127,19 +127,19 @@ class BorrowedMarlSchedulerTest extends MarlSchedulerContract {
         MarlScheduler s = create(1);
         reactor.core.scheduler.Scheduler.Worker worker = s.createWorker();
         java.util.concurrent.CountDownLatch holding = new java.util.concurrent.CountDownLatch(1);
-        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        WorkerHold release = new WorkerHold();
         java.util.concurrent.atomic.AtomicInteger runs = new java.util.concurrent.atomic.AtomicInteger();
         reactor.core.Disposable periodic = worker.schedulePeriodically(() -> {
             if (runs.incrementAndGet() == 1) {
                 marl.enqueue(new Task(() -> marl.enqueue(new Task(() -> {
                     holding.countDown();
-                    awaitLatch(release); // holds the only worker thread: the drain waits behind it
+                    release.hold(); // holds the only worker thread: the drain waits behind it
                 }))));
             }
         }, 0, 1, java.util.concurrent.TimeUnit.NANOSECONDS);
         awaitLatch(holding);
         s.dispose();
-        release.countDown();
+        release.release();
         StepVerifier.create(s.disposeGracefully()).expectComplete().verify(TestSchedulers.PATIENCE);
         org.junit.jupiter.api.Assertions.assertEquals(1, runs.get(), "the periodic task ran after dispose()");
         org.junit.jupiter.api.Assertions.assertTrue(periodic.isDisposed());

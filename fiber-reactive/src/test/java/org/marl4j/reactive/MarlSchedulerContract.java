@@ -82,12 +82,12 @@ abstract class MarlSchedulerContract {
     @ValueSource(ints = {1, 2})
     void schedule_disposedBeforeItStarts_neverRuns(int workers) throws Exception {
         MarlScheduler s = create(workers);
-        CountDownLatch release = new CountDownLatch(1);
+        WorkerHold release = new WorkerHold();
         CountDownLatch blocking = new CountDownLatch(workers);
         for (int i = 0; i < workers; i++) {
-            s.schedule(() -> { // block every worker thread, so the next task must wait in a queue
+            s.schedule(() -> { // hold every worker thread, so the next task must wait in a queue
                 blocking.countDown();
-                awaitLatch(release);
+                release.hold();
             });
         }
         assertTrue(blocking.await(30, TimeUnit.SECONDS));
@@ -97,7 +97,7 @@ abstract class MarlSchedulerContract {
         assertTrue(cancelled.isDisposed());
         CompletableFuture<Void> later = new CompletableFuture<>();
         s.schedule(() -> later.complete(null));
-        release.countDown();
+        release.release();
         TestSchedulers.get(later);
         assertFalse(ran.get(), "a task disposed before it started must never run");
     }
