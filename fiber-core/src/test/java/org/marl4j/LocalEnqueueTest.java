@@ -241,7 +241,8 @@ class LocalEnqueueTest {
     void tasksEnqueuedFromOutside_whileEveryWorkerIsBusy_areDealtOnePerWorker(int workers) throws Exception {
         TaskErrors errors = new TaskErrors();
         CountDownLatch release = new CountDownLatch(1);
-        try (Scheduler scheduler = new Scheduler(errors.config(workers))) {
+        // Every worker is held by a task blocking its thread: the continuation engine's way.
+        try (Scheduler scheduler = new Scheduler(errors.config(workers).setFiberEngine(FiberEngine.CONTINUATIONS))) {
             CountDownLatch ran = new CountDownLatch(workers);
             try {
                 block(scheduler, 0, workers, release);
