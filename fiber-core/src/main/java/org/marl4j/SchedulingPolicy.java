@@ -17,7 +17,8 @@ package org.marl4j;
  * held: implementations need no synchronization of their own, but must be quick and must not
  * block, wait or call into the scheduler (a call that needs the lock it runs under, such as an
  * enqueue onto the same worker, a wait or a wake there, throws an {@code IllegalStateException}
- * saying so where it would hang the worker; it is reported as any exception a policy throws). The
+ * saying so where it would hang the worker; it is reported as any exception a policy throws; a
+ * policy that blocks in the JDK on the virtual-thread engine hangs its worker for good). The
  * default is {@link FifoPolicy}, marl's order. A custom policy may keep per-fiber data in an
  * {@code IdentityHashMap}; fibers are reused for many tasks, and {@link Fiber#priority()} is the
  * priority of the task a fiber is running.
