@@ -34,6 +34,7 @@ import org.junit.jupiter.api.Test;
 import org.marl4j.Fiber;
 import org.marl4j.Scheduler;
 import org.marl4j.Task;
+import org.marl4j.WorkerHold;
 
 class FuturesTest {
 

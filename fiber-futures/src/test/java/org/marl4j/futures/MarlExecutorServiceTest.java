@@ -34,6 +34,7 @@ import org.marl4j.FiberEngine;
 import org.marl4j.Fiber;
 import org.marl4j.FiberCancelledException;
 import org.marl4j.Scheduler;
+import org.marl4j.WorkerHold;
 
 /**
  * The ExecutorService contract, in the spirit of the JSR-166 TCK's AbstractExecutorServiceTest and

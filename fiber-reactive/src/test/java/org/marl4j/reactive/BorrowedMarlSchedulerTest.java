@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Test;
 import org.marl4j.Scheduler;
 import org.marl4j.Task;
 import org.marl4j.TestSchedulers;
+import org.marl4j.WorkerHold;
 import reactor.test.StepVerifier;
 
 /** The Scheduler contract for {@link MarlScheduler#from}: dispose leaves the marl scheduler open. */

@@ -27,6 +27,7 @@ import org.marl4j.Fiber;
 import org.marl4j.FiberCancelledException;
 import org.marl4j.TestSchedulers;
 import org.marl4j.futures.Futures;
+import org.marl4j.WorkerHold;
 import reactor.core.Disposable;
 import reactor.core.Exceptions;
 import reactor.core.Scannable;

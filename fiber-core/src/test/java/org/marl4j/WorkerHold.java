@@ -1,7 +1,6 @@
-package org.marl4j.reactive;
+package org.marl4j;
 
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.marl4j.TestSchedulers;
 
 /**
  * WorkerHold holds a worker thread from one of its tasks until released, so that the tasks queued
@@ -10,15 +9,18 @@ import org.marl4j.TestSchedulers;
  * VIRTUAL_THREADS it parks just the task's fiber, and the worker starts the queued tasks meanwhile.
  * The spin never yields either, as {@code Thread.yield()} would yield the fiber's virtual thread.
  */
-final class WorkerHold {
+public final class WorkerHold {
     private final AtomicBoolean released = new AtomicBoolean();
+
+    /** WorkerHold() makes a hold not yet released. */
+    public WorkerHold() {}
 
     /**
      * hold() spins on the calling task's worker thread until {@link #release()}, or until
      * {@link TestSchedulers#PATIENCE} has passed, so a test that fails before releasing cannot spin
      * for ever.
      */
-    void hold() {
+    public void hold() {
         long deadline = System.nanoTime() + TestSchedulers.PATIENCE.toNanos();
         while (!released.get() && System.nanoTime() - deadline < 0) {
             Thread.onSpinWait();
@@ -26,7 +28,7 @@ final class WorkerHold {
     }
 
     /** release() ends every hold(), now or later. */
-    void release() {
+    public void release() {
         released.set(true);
     }
 }
