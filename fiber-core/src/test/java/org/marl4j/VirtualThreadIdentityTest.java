@@ -194,6 +194,10 @@ class VirtualThreadIdentityTest {
                 done.done();
             }));
             awaitAll(waiting);
+            // Both suspended in go.await() first: an interrupt of the worker thread while B still
+            // runs would be B's status on CONTINUATIONS, which is not what this compares.
+            org.awaitility.Awaitility.await().atMost(TestSchedulers.PATIENCE)
+                    .until(() -> scheduler.suspendedFibers().size() >= 2);
             Thread interrupter = TestSchedulers.startThread("interrupter", () -> aThread.get().interrupt());
             TaskErrors.join(interrupter);
             go.signal();
