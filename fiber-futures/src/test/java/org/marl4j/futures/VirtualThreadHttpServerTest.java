@@ -50,11 +50,7 @@ class VirtualThreadHttpServerTest {
     void virtualThreads_handlersKeepTheirOwnThreadLocalAcrossBlockingCalls_andOverlap(int workers) throws Exception {
         Batch batch = serve(FiberEngine.VIRTUAL_THREADS, workers);
         assertEquals(0, batch.mismatches(), () -> "responses that carried another request's id: " + batch);
-        // A throughput property, not a micro-timing: one at a time, the blocking calls alone take
-        // REQUESTS x 40 ms; the bound is a quarter of REQUESTS x 20 ms.
-        Duration bound = BLOCK.multipliedBy(REQUESTS).dividedBy(4);
-        assertTrue(batch.elapsed().compareTo(bound) < 0, () -> "the batch took " + batch.elapsed().toMillis()
-                + " ms, not under " + bound.toMillis() + " ms: the handlers' blocking calls did not overlap: " + batch);
+        // The overlap is counted, not timed: many handlers inside their sleep at once on 1-2 workers.
         assertTrue(batch.mostSleepingAtOnce() >= REQUESTS / 4,
                 () -> "handlers inside Thread.sleep at once: " + batch.mostSleepingAtOnce() + " (" + batch + ")");
     }
