@@ -99,16 +99,16 @@ final class VirtualFiber implements FiberStack, Executor {
      */
     @Override
     public void execute(Runnable task) {
-        if (task != runContinuation && runContinuation != null) {
+        if (runContinuation == null) {
+            runContinuation = task; // from start(), before anything can wake the fiber
+            return;
+        }
+        if (task != runContinuation) {
             Access.DEFAULT_SCHEDULER.execute(task);
             return;
         }
         if (yieldingToWorker) {
             yieldingToWorker = false; // the worker resumes the fiber itself
-            return;
-        }
-        if (runContinuation == null) {
-            runContinuation = task;
             return;
         }
         runnable = true;

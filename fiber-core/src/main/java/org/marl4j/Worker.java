@@ -204,8 +204,7 @@ final class Worker implements Runnable {
 
     /** fiberName(id) names the virtual thread of this worker's fiber number id, after the worker's thread. */
     String fiberName(int id) {
-        Thread t = thread;
-        return (t == null ? "marl-fiber" : t.getName()) + "/fiber-" + id;
+        return thread.getName() + "/fiber-" + id;
     }
 
     // ---------------------------------------------------------------- life cycle
@@ -489,10 +488,9 @@ final class Worker implements Runnable {
                     return task;
                 }
                 handoff = ready; // the trampoline resumes it next
-                if (idleFibers.size() >= MAX_IDLE_FIBERS) {
+                if (!idle(self)) {
                     return null; // retire
                 }
-                idle(self);
                 continue;
             }
             // Idle: the worker ends once shut down with nothing queued, blocked or delayed, and no
@@ -504,10 +502,9 @@ final class Worker implements Runnable {
             if (virtualFibers) {
                 // A virtual thread must not sleep for work: its park would unmount it with the worker
                 // lock's condition half-waited. It goes idle; the trampoline sleeps on the thread itself.
-                if (idleFibers.size() >= MAX_IDLE_FIBERS) {
+                if (!idle(self)) {
                     return null; // retire
                 }
-                idle(self);
                 continue;
             }
             sleeping.waitForWork();
@@ -537,16 +534,21 @@ final class Worker implements Runnable {
 
     /**
      * idle(self) parks self in the idle list, for reuse, and yields to the trampoline, which resumes
-     * the hand-off fiber, if any, or waits for work. Returns, with lock held, once self is picked again.
+     * the hand-off fiber, if any, or waits for work. Returns true, with lock held, once self is
+     * picked again; false at once if enough fibers are idle already, and self is to retire.
      */
     @GuardedBy("lock")
-    private void idle(Fiber self) {
+    private boolean idle(Fiber self) {
+        if (idleFibers.size() >= MAX_IDLE_FIBERS) {
+            return false;
+        }
         self.changeState(Fiber.State.RUNNING, Fiber.State.IDLE);
         idleFibers.addFirst(self);
         if (!self.stack.suspend()) {
             // The worker loop's own frames never pin; reaching here is a bug in marl4j.
             throw new IllegalStateException("marl4j internal error: the worker loop of " + self + " is pinned");
         }
+        return true;
     }
 
     /**

@@ -25,6 +25,39 @@ class FiberTest {
         assertNull(Fiber.current());
     }
 
+    /**
+     * workerThread() is the platform thread that carries a fiber, whatever the engine: the bound
+     * thread for its main fiber and (with no workers) its tasks, else a worker thread; on the
+     * virtual-thread engine a task's own thread is a virtual thread that this one carries.
+     */
+    @ForEachWorkerCount
+    void workerThread_isTheThreadThatCarriesTheFiber_theBoundOneOrAWorker(int workers) {
+        Scheduler.Config config = TestSchedulers.config(workers);
+        TestSchedulers.withBoundScheduler(config, scheduler -> {
+            assertSame(Thread.currentThread(), Fiber.current().workerThread());
+            AtomicReference<Thread> carrier = new AtomicReference<>();
+            AtomicReference<Thread> own = new AtomicReference<>();
+            WaitGroup done = new WaitGroup(1);
+            Marl.schedule(() -> {
+                carrier.set(Fiber.current().workerThread());
+                own.set(Thread.currentThread());
+                done.done();
+            });
+            done.await();
+            if (workers == 0) {
+                assertSame(Thread.currentThread(), carrier.get(), "with no workers, the bound thread runs the tasks");
+            } else {
+                assertTrue(carrier.get() instanceof WorkerThread, carrier.get().toString());
+                assertTrue(carrier.get().getName().startsWith(config.getThreadNamePrefix()), carrier.get().getName());
+            }
+            assertFalse(carrier.get().isVirtual());
+            assertEquals(scheduler.fiberEngine() == FiberEngine.VIRTUAL_THREADS, own.get().isVirtual(), own.get().toString());
+            if (!own.get().isVirtual()) {
+                assertSame(carrier.get(), own.get(), "on continuations a task's thread is its worker's");
+            }
+        });
+    }
+
     @ForEachWorkerCount
     void currentIsTheMainFiberOnABoundThreadAndATaskFiberInATask(int workers) {
         TestSchedulers.withBoundScheduler(workers, scheduler -> {
