@@ -8,6 +8,9 @@
  *       {@code publishOn}, {@code subscribeOn}, {@code Flux.interval}, {@code parallel().runOn}...
  *       Code inside operators may wait on a marl4j primitive or a future: only its fiber
  *       suspends.</li>
+ *   <li>{@link org.marl4j.reactive.MarlSchedulersFactory}: a {@code Schedulers.Factory} that puts
+ *       Reactor's own {@code parallel()}, {@code single()}, {@code boundedElastic()} and the timers
+ *       of its time operators on a marl4j scheduler, with one {@code Schedulers.setFactory} call.</li>
  *   <li>{@link org.marl4j.reactive.Publishers}: {@code awaitFirst}, {@code awaitSingle},
  *       {@code awaitLast}, {@code awaitList} (and the {@code OrNull} forms) wait for a publisher's
  *       elements; {@code iterate} walks one with real backpressure through a
