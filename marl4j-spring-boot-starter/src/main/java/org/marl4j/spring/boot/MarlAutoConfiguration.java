@@ -21,7 +21,7 @@ import org.springframework.core.task.support.CompositeTaskDecorator;
  * MarlAutoConfiguration puts a Spring Boot application on marl4j: one {@link Scheduler} bean built
  * from the {@code marl4j.*} properties ({@link MarlProperties}) and closed with the context, the
  * {@code applicationTaskExecutor} ({@code @Async}, Spring MVC's asynchronous requests) and the
- * embedded Tomcat's request executor on it, and, with Reactor present, a {@link MarlScheduler}
+ * embedded Tomcat's request executor (or Jetty's handling of requests) on it, and, with Reactor present, a {@link MarlScheduler}
  * bean. {@code marl4j.enabled=false} turns all of it off; a bean of the application's own (its
  * {@code Scheduler}, an {@link Executor}, a {@code MarlScheduler}) takes the place of the one here.
  *
@@ -82,6 +82,18 @@ public final class MarlAutoConfiguration {
         @Bean
         MarlTomcatCustomizer marl4jTomcatCustomizer(Scheduler scheduler) {
             return new MarlTomcatCustomizer(scheduler);
+        }
+    }
+
+    /** The embedded Jetty's request handling on marl4j. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnWebApplication
+    @ConditionalOnClass(name = {"org.eclipse.jetty.server.Server", "org.springframework.boot.jetty.JettyWebServerFactory"})
+    static class JettyConfiguration {
+
+        @Bean
+        MarlJettyCustomizer marl4jJettyCustomizer(Scheduler scheduler) {
+            return new MarlJettyCustomizer(scheduler);
         }
     }
 
