@@ -23,13 +23,23 @@ import org.springframework.core.Ordered;
  * the other server the starter supports; Jetty does not shut down this executor, this bean does
  * when the context closes, after the web server has stopped.
  */
-final class MarlJettyCustomizer implements WebServerFactoryCustomizer<JettyWebServerFactory>, Ordered, DisposableBean {
+final class MarlJettyCustomizer implements WebServerFactoryCustomizer<JettyWebServerFactory>, Ordered, DisposableBean, WebServerExecutor {
     private static final Log LOG = LogFactory.getLog(MarlJettyCustomizer.class);
 
     private final MarlExecutorService executor;
 
     MarlJettyCustomizer(Scheduler scheduler) {
         this.executor = new MarlExecutorService(scheduler);
+    }
+
+    @Override
+    public MarlExecutorService executor() {
+        return executor;
+    }
+
+    @Override
+    public String metricsName() {
+        return "jetty";
     }
 
     @Override

@@ -49,6 +49,9 @@ abstract class WebApplicationTests {
     /** The simple name of the web server class the subclass chose. */
     abstract String webServer();
 
+    /** The name tag of the web server's executor meters. */
+    abstract String webServerExecutor();
+
     @AfterEach
     void closeClient() {
         client.close();
@@ -86,6 +89,15 @@ abstract class WebApplicationTests {
             assertThat(r.statusCode()).isEqualTo(200);
             assertThat(r.body()).isEqualTo("fiber of " + scheduler);
         }
+    }
+
+    @Test
+    void actuatorMetrics_showTheSchedulerAndTheExecutorsOnIt() throws Exception {
+        get("/async");
+        assertThat(get("/actuator/metrics/executor.completed?tag=name:marl4j")).contains("\"COUNT\"");
+        assertThat(get("/actuator/metrics/marl4j.fibers.created?tag=name:marl4j")).contains("\"COUNT\"");
+        assertThat(get("/actuator/metrics/executor.completed?tag=name:applicationTaskExecutor")).contains("\"COUNT\"");
+        assertThat(get("/actuator/metrics/executor.completed?tag=name:" + webServerExecutor())).contains("\"COUNT\"");
     }
 
     private String get(String path) throws Exception {
