@@ -22,7 +22,7 @@ import org.springframework.core.task.support.CompositeTaskDecorator;
  * from the {@code marl4j.*} properties ({@link MarlProperties}) and closed with the context, the
  * {@code applicationTaskExecutor} ({@code @Async}, Spring MVC's asynchronous requests) and the
  * embedded Tomcat's request executor (or Jetty's handling of requests) on it, and, with Reactor present, a {@link MarlScheduler}
- * bean. {@code marl4j.enabled=false} turns all of it off; a bean of the application's own (its
+ * bean and, with {@code marl4j.reactor.schedulers-factory=true}, all of Reactor's own schedulers. {@code marl4j.enabled=false} turns all of it off; a bean of the application's own (its
  * {@code Scheduler}, an {@link Executor}, a {@code MarlScheduler}) takes the place of the one here.
  *
  * <p>It runs before Boot's {@link TaskExecutionAutoConfiguration}, which then finds an executor
@@ -106,6 +106,18 @@ public final class MarlAutoConfiguration {
         @ConditionalOnMissingBean
         MarlScheduler marl4jReactorScheduler(Scheduler scheduler) {
             return MarlScheduler.from(scheduler);
+        }
+
+        /** All of Reactor's own schedulers on marl4j, behind {@code marl4j.reactor.schedulers-factory}. */
+        @Configuration(proxyBeanMethods = false)
+        @ConditionalOnBooleanProperty("marl4j.reactor.schedulers-factory")
+        @ConditionalOnClass(name = "org.marl4j.reactive.MarlSchedulersFactory")
+        static class SchedulersFactoryConfiguration {
+
+            @Bean
+            ReactorSchedulersSwitch marl4jReactorSchedulersSwitch(Scheduler scheduler) {
+                return new ReactorSchedulersSwitch(scheduler);
+            }
         }
     }
 }
