@@ -19,14 +19,16 @@ import org.springframework.core.task.support.CompositeTaskDecorator;
 
 /**
  * MarlAutoConfiguration puts a Spring Boot application on marl4j: one {@link Scheduler} bean built
- * from the {@code marl4j.*} properties ({@link MarlProperties}) and closed with the context, the
- * {@code applicationTaskExecutor} ({@code @Async}, Spring MVC's asynchronous requests) and the
- * embedded Tomcat's request executor (or Jetty's handling of requests) on it, and, with Reactor present, a {@link MarlScheduler}
- * bean and, with {@code marl4j.reactor.schedulers-factory=true}, all of Reactor's own schedulers. {@code marl4j.enabled=false} turns all of it off; a bean of the application's own (its
- * {@code Scheduler}, an {@link Executor}, a {@code MarlScheduler}) takes the place of the one here.
+ * from the {@code marl4j.*} properties ({@link MarlProperties}) and closed with the context; on it,
+ * the {@code applicationTaskExecutor} ({@code @Async}, Spring MVC's asynchronous requests), the
+ * embedded Tomcat's request executor or Jetty's request handling, and, with Reactor present, a
+ * {@link MarlScheduler} bean and (with {@code marl4j.reactor.schedulers-factory=true}) all of
+ * Reactor's own schedulers. {@code marl4j.enabled=false} turns all of it off; a bean of the
+ * application's own (its {@code Scheduler}, an {@link Executor}, a {@code MarlScheduler}) takes
+ * the place of the one here.
  *
- * <p>It runs before Boot's {@link TaskExecutionAutoConfiguration}, which then finds an executor
- * and backs off, as it does when {@code spring.threads.virtual.enabled} makes its own.
+ * <p>It runs before Boot's {@link TaskExecutionAutoConfiguration}, which then finds an
+ * {@link Executor} bean and backs off, as it does for any executor of the application's own.
  */
 @AutoConfiguration(before = TaskExecutionAutoConfiguration.class)
 @ConditionalOnBooleanProperty(name = "marl4j.enabled", matchIfMissing = true)
