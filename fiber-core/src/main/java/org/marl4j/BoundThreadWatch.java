@@ -1,5 +1,6 @@
 package org.marl4j;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -17,8 +18,8 @@ import java.util.concurrent.locks.LockSupport;
  * {@code future.join()} on what the task would complete waits for ever, and nothing said so: the
  * {@link Monitor}, which warns of the same for worker threads, exists only where there are some.
  *
- * <p>One daemon thread for the whole JVM, started when a thread first binds and ending once no
- * thread is bound anywhere, looks at each bound thread every {@link #checkNanos}: a thread whose
+ * <p>One daemon thread for the whole JVM ({@link #JVM}), started when a thread first binds and ending
+ * once no thread is bound anywhere, looks at each bound thread every {@link #checkNanos}: a thread whose
  * worker is active (not asleep in a marl4j wait), has made no progress (no task started, no fiber
  * switched) since the last look, has a task or a woken fiber queued, and whose thread is parked or
  * blocked ({@code WAITING}, {@code TIMED_WAITING}, {@code BLOCKED}: a computing thread will come
@@ -26,35 +27,40 @@ import java.util.concurrent.locks.LockSupport;
  * A blocking call's thread ({@link Marl#blockingCall}) is left alone: it blocks by design, and no
  * work is queued on it.
  *
- * <p>Lock discipline: the class's monitor guards {@link #registers} and the thread's start; the
+ * <p>Lock discipline: the watch's monitor guards {@link #registers} and the thread's start; the
  * watch's state of each bound worker is its thread's alone. It reads the workers' counters without
  * their locks (racy hints, as the Monitor does), and takes a register's lock only to copy it.
  */
 final class BoundThreadWatch {
-    /** How often the bound threads are looked at; tests shorten it. */
-    static volatile long checkNanos = 1_000_000_000L;
-    /** How long a bound thread must be blocked with work queued before it is logged; tests shorten it. */
-    static volatile long warningNanos = 5_000_000_000L;
-
     /**
-     * Makes the watch's thread; tests make it fail, as the JVM does when it cannot create a thread.
-     * The thread outlives the bind that starts it (it runs while any thread anywhere is bound), so
-     * it takes nothing of that thread's: no inheritable thread locals, no context class loader,
-     * which could keep an undeployed application's classes loaded.
+     * Makes the watch's thread. The thread outlives the bind that starts it (it runs while any thread
+     * anywhere is bound), so it takes nothing of that thread's: no inheritable thread locals, no
+     * context class loader, which could keep an undeployed application's classes loaded.
      */
-    static volatile ThreadFactory threadFactory = watch -> {
+    static final ThreadFactory THREADS = watch -> {
         Thread t = Thread.ofPlatform().name("marl4j-bound-thread-watch").inheritInheritableThreadLocals(false)
                 .unstarted(watch);
         t.setContextClassLoader(null);
         return t;
     };
 
+    /** The watch of every scheduler's bound threads, unless its config names another (tests do). */
+    static final BoundThreadWatch JVM = new BoundThreadWatch(1_000_000_000L, 5_000_000_000L, THREADS);
+
+    /** How often the bound threads are looked at. */
+    private final long checkNanos;
+    /** How long a bound thread must be blocked with work queued before it is logged. */
+    private final long warningNanos;
+    private final ThreadFactory threadFactory;
+
     /** How many times the watch has looked at the bound threads: lets a test wait for it to have looked. */
-    static volatile long looks;
+    private volatile long looks;
 
     /** The registers with at least one bound thread (weakly: a scheduler nobody closed may be collected). */
-    private static final Set<BoundThreads> registers = Collections.newSetFromMap(new WeakHashMap<>());
-    private static Thread thread;
+    @GuardedBy("this")
+    private final Set<BoundThreads> registers = Collections.newSetFromMap(new WeakHashMap<>());
+    @GuardedBy("this")
+    private Thread thread;
 
     /** What the watch saw of one bound worker: its progress count, since when, and the stall last logged. */
     private static final class Seen {
@@ -63,19 +69,30 @@ final class BoundThreadWatch {
         long warnedProgress = -1;
     }
 
-    private final Map<Worker, Seen> seen = new WeakHashMap<>();
+    /**
+     * A watch that looks every checkNanos and logs a thread blocked for warningNanos; threadFactory
+     * makes its thread (a test's may fail, as the JVM does when it cannot create a thread).
+     */
+    BoundThreadWatch(long checkNanos, long warningNanos, ThreadFactory threadFactory) {
+        this.checkNanos = checkNanos;
+        this.warningNanos = warningNanos;
+        this.threadFactory = threadFactory;
+    }
 
-    private BoundThreadWatch() {}
+    /** looks() is how many times the watch has looked at the bound threads. */
+    long looks() {
+        return looks;
+    }
 
     /**
      * watch(register) starts watching a register's bound threads; called when a thread binds to it.
      * Never throws: if the watch thread cannot start, it logs that and returns.
      */
-    static synchronized void watch(BoundThreads register) {
+    synchronized void watch(BoundThreads register) {
         registers.add(register);
         if (thread == null) {
             try {
-                Thread started = threadFactory.newThread(new BoundThreadWatch()::run);
+                Thread started = threadFactory.newThread(this::run);
                 started.setDaemon(true);
                 started.start();
                 thread = started; // only once it runs: a thread that failed to start must not stop the next try
@@ -89,12 +106,12 @@ final class BoundThreadWatch {
     }
 
     /** unwatch(register) stops watching a register; called when its last bound thread unbinds. */
-    static synchronized void unwatch(BoundThreads register) {
+    synchronized void unwatch(BoundThreads register) {
         registers.remove(register);
     }
 
     /** registersOrStop() copies the registers to look at, or, none left, lets the thread end. */
-    private static synchronized List<BoundThreads> registersOrStop() {
+    private synchronized List<BoundThreads> registersOrStop() {
         if (registers.isEmpty()) {
             thread = null;
             return null;
@@ -103,6 +120,7 @@ final class BoundThreadWatch {
     }
 
     private void run() {
+        Map<Worker, Seen> seen = new WeakHashMap<>(); // this thread's alone
         while (true) {
             LockSupport.parkNanos(this, checkNanos);
             List<BoundThreads> toCheck = registersOrStop();
@@ -113,7 +131,7 @@ final class BoundThreadWatch {
                 long now = System.nanoTime();
                 for (BoundThreads register : toCheck) {
                     for (Map.Entry<Thread, Worker> bound : register.snapshot().entrySet()) {
-                        check(bound.getKey(), bound.getValue(), now);
+                        check(seen, bound.getKey(), bound.getValue(), now);
                     }
                 }
                 looks++; // this thread is the only writer
@@ -124,7 +142,7 @@ final class BoundThreadWatch {
         }
     }
 
-    private void check(Thread bound, Worker worker, long now) {
+    private void check(Map<Worker, Seen> seen, Thread bound, Worker worker, long now) {
         if (worker.forBlockingCall) {
             return;
         }

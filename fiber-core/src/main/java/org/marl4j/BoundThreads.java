@@ -1,5 +1,6 @@
 package org.marl4j;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -16,7 +17,7 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>While any thread is bound, the {@link BoundThreadWatch} looks at them (registered by the
  * first bind of a thread that is not a blocking call's, unregistered by the last unbind, both under {@link #lock}, which may take the
- * watch's class monitor; the watch never takes this lock while it holds that monitor).
+ * watch's monitor; the watch never takes this lock while it holds that monitor).
  *
  * <p>Lock discipline: {@link #lock} guards the register and the retired counters. No worker lock is
  * ever taken while it is held: walks that need worker locks (close's report, the cancelling of
@@ -69,7 +70,7 @@ final class BoundThreads {
             workers.put(Thread.currentThread(), worker);
             if (!watched && !forBlockingCall) { // a blocking call's thread blocks by design: nothing to watch
                 watched = true;
-                BoundThreadWatch.watch(this);
+                scheduler.boundThreadWatch().watch(this);
             }
             return worker;
         } finally {
@@ -98,7 +99,7 @@ final class BoundThreads {
             allUnbound.signalAll();
             if (watched) {
                 watched = false;
-                BoundThreadWatch.unwatch(this);
+                scheduler.boundThreadWatch().unwatch(this);
             }
         }
         scheduler.releasePolicy(worker);

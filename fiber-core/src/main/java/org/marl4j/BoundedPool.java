@@ -1,5 +1,6 @@
 package org.marl4j;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -35,12 +36,16 @@ public final class BoundedPool<T> extends Pool<T> {
     private final int capacity;
     private final ReentrantLock lock = new ReentrantLock();
     /** Items free to lend; guarded by lock. */
+    @GuardedBy("lock")
     private int available;
     /** The idle items of a PRESERVE pool, {@code available} of them; guarded by lock. Unused with RECONSTRUCT. */
+    @GuardedBy("lock")
     private final ArrayDeque<T> idle;
     /** Guarded by lock. */
+    @GuardedBy("lock")
     private boolean closed;
     /** Borrowers waiting for an item; guarded by lock. */
+    @GuardedBy("lock")
     private final WaitQueue waiters = new WaitQueue();
 
     /**

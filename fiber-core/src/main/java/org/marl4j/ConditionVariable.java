@@ -1,5 +1,6 @@
 package org.marl4j;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.locks.Lock;
@@ -33,6 +34,7 @@ import java.util.function.BooleanSupplier;
 public final class ConditionVariable {
     private final ReentrantLock guard = new ReentrantLock();
     /** Guarded by guard. */
+    @GuardedBy("guard")
     private final WaitQueue waiters = new WaitQueue();
     /** waiters.size(), readable without guard so signals with nobody waiting cost one read. */
     private volatile int numWaiting;

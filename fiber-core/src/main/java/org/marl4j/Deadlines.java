@@ -1,5 +1,6 @@
 package org.marl4j;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -48,6 +49,7 @@ final class Deadlines {
 
     /** enqueueDelayed(task, deadline) parks a delayed task in the deadline heap until it is due. */
     @Excludes("lock")
+    @SuppressWarnings("GuardedBy") // lock, held here, is the worker lock that work.lock, work.ownerSleep.lock name
     void enqueueDelayed(DelayedTask task, long deadline, Worker owner) {
         lock.lock();
         try {
@@ -70,6 +72,7 @@ final class Deadlines {
      * owner (close(), unbind()) may now be free to stop.
      */
     @Excludes("lock")
+    @SuppressWarnings("GuardedBy") // lock, held here, is the worker lock that work.ownerSleep.lock names
     void cancelDelayed(DelayedTask task) {
         lock.lock();
         try {
@@ -92,6 +95,7 @@ final class Deadlines {
      * owner.
      */
     @Excludes("lock")
+    @SuppressWarnings("GuardedBy") // lock, held here, is the worker lock that work.lock names
     void expireDeadlinesFor(long now) {
         if (!lock.tryLock()) {
             return;
@@ -110,6 +114,7 @@ final class Deadlines {
      * as {@code ScheduledThreadPoolExecutor.shutdownNow()} drops its queue, and returns how many.
      */
     @Excludes("lock")
+    @SuppressWarnings("GuardedBy") // lock, held here, is the worker lock that work.ownerSleep.lock names
     int dropDelayed() {
         lock.lock();
         try {
@@ -163,6 +168,7 @@ final class Deadlines {
 
     /** addWaiting(fiber, deadline) files a fiber suspended with a timeout. */
     @GuardedBy("lock")
+    @SuppressWarnings("GuardedBy") // lock, held here, is the worker lock that fiber.worker.lock names
     void addWaiting(Fiber fiber, long deadline) {
         add(fiber.timer(), deadline);
     }
@@ -172,6 +178,7 @@ final class Deadlines {
      * entry leaves the heap only once the policy took it, so a throwing policy loses nothing.
      */
     @GuardedBy("lock")
+    @SuppressWarnings("GuardedBy") // lock, held here, is the worker lock that work.lock names
     void expireDeadlines(long now) {
         Timed entry;
         while ((entry = peekExpired(now)) != null) {
@@ -188,6 +195,7 @@ final class Deadlines {
 
     // ---------------------------------------------------------------- the heap (lock held)
 
+    @GuardedBy("lock")
     private boolean isEmpty() {
         return size == 0;
     }
@@ -198,6 +206,7 @@ final class Deadlines {
         return heap[0].deadline;
     }
 
+    @GuardedBy("lock")
     private void add(Timed entry, long deadline) {
         assert entry.heapIndex < 0 : "already in the heap";
         if (size == heap.length) {
@@ -211,6 +220,7 @@ final class Deadlines {
      * removeDelayedTasks() takes every {@link DelayedTask} out of the heap (timed-out fibers stay)
      * and returns them: for a bounded close that gives up.
      */
+    @GuardedBy("lock")
     private List<DelayedTask> removeDelayedTasks() {
         List<DelayedTask> removed = delayedTasks();
         removed.forEach(this::remove);
@@ -218,6 +228,7 @@ final class Deadlines {
     }
 
     /** delayedTasks() lists the {@link DelayedTask}s in the heap, in no order. */
+    @GuardedBy("lock")
     private List<DelayedTask> delayedTasks() {
         List<DelayedTask> tasks = new ArrayList<>();
         for (int i = 0; i < size; i++) {
@@ -250,10 +261,12 @@ final class Deadlines {
     }
 
     /** peekExpired(now) returns, without removing it, the earliest entry whose deadline is at or before now, or null. */
+    @GuardedBy("lock")
     private Timed peekExpired(long now) {
         return size == 0 || heap[0].deadline - now > 0 ? null : heap[0];
     }
 
+    @GuardedBy("lock")
     private void siftUp(int i, Timed entry) {
         while (i > 0) {
             int parent = (i - 1) >>> 1;
@@ -267,6 +280,7 @@ final class Deadlines {
         place(i, entry);
     }
 
+    @GuardedBy("lock")
     private void siftDown(int i, Timed entry) {
         int half = size >>> 1;
         while (i < half) {
@@ -284,6 +298,7 @@ final class Deadlines {
         place(i, entry);
     }
 
+    @GuardedBy("lock")
     private void place(int i, Timed entry) {
         heap[i] = entry;
         entry.heapIndex = i;

@@ -1,5 +1,6 @@
 package org.marl4j;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.lang.ref.WeakReference;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -36,9 +37,12 @@ public final class Event {
     private final Mode mode;
     private final ReentrantLock lock = new ReentrantLock();
     // Guarded by lock.
+    @GuardedBy("lock")
     private boolean signalled;
+    @GuardedBy("lock")
     private final WaitQueue waiters = new WaitQueue();
     /** Callbacks registered with {@link #onSignal}; guarded by lock. */
+    @SuppressWarnings("GuardedBy") // the queue calls pinWhileCallbacksWait back with lock held
     private final CallbackQueue callbacks = new CallbackQueue(this::pinWhileCallbacksWait);
     /**
      * Events made by {@link #any} that this event also signals; guarded by lock. Held weakly: an
@@ -48,6 +52,7 @@ public final class Event {
      * Cleared entries are dropped by {@link #signal()} and by {@link #addDependent} once the list
      * has doubled since its last sweep, so the list stays within twice the live dependents.
      */
+    @GuardedBy("lock")
     private final List<Dependent> dependents = new ArrayList<>(0);
     /**
      * For an event made by {@link #any}: its entries in its sources' {@code dependents}, through
@@ -56,6 +61,7 @@ public final class Event {
      */
     private Dependent[] asDependent;
     /** Size at which addDependent sweeps cleared entries next; guarded by lock. */
+    @GuardedBy("lock")
     private int sweepAt = MIN_SWEEP;
     /** Smallest dependents list that addDependent sweeps: below it a sweep costs more than it saves. */
     private static final int MIN_SWEEP = 16;
@@ -154,6 +160,7 @@ public final class Event {
     }
 
     /** Called with lock held: registers an any-event's entry, sweeping cleared ones when the list has doubled. */
+    @GuardedBy("lock")
     private void addDependent(Dependent entry) {
         if (dependents.size() >= sweepAt) {
             dependents.removeIf(ref -> ref.get() == null);
@@ -180,6 +187,7 @@ public final class Event {
     }
 
     /** Called with lock held, whenever the callback queue becomes empty or non-empty: see {@link Dependent}. */
+    @GuardedBy("lock")
     private void pinWhileCallbacksWait() {
         if (asDependent != null) {
             Event pin = callbacks.isEmpty() ? null : this;
@@ -276,6 +284,7 @@ public final class Event {
     }
 
     /** Called with lock held: the any-events still referenced, compacting out the collected ones. */
+    @GuardedBy("lock")
     private Event[] liveDependents() {
         if (dependents.isEmpty()) {
             return NO_EVENTS;
@@ -313,6 +322,7 @@ public final class Event {
      * @return the handle that withdraws the callback
      * @throws NullPointerException if callback is null
      */
+    @SuppressWarnings("GuardedBy") // register calls consume back with lock held
     public Registration onSignal(Runnable callback) {
         Objects.requireNonNull(callback, "callback must not be null: onSignal runs it when the event is signalled");
         return callbacks.register(lock, this::consume, callback);
@@ -476,6 +486,7 @@ public final class Event {
      * event). It hands the signal to the first callback instead, as signal() does when nobody
      * waits, and returns it to run once the lock is released; null if there is none to release.
      */
+    @GuardedBy("lock")
     private Registration strandedCallback() {
         if (mode != Mode.AUTO || !signalled || waiters.size() > 0) {
             return null; // MANUAL signals release every callback at once; a queued waiter has the signal
@@ -488,6 +499,7 @@ public final class Event {
     }
 
     /** Called with lock held. */
+    @GuardedBy("lock")
     private boolean consume() {
         if (!signalled) {
             return false;

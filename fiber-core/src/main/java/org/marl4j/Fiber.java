@@ -1,5 +1,6 @@
 package org.marl4j;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.locks.Lock;
@@ -186,6 +187,7 @@ public final class Fiber extends Waiter {
         this.id = id;
     }
 
+    @SuppressWarnings("GuardedBy") // a new fiber, seen by no other thread yet
     static Fiber main(Worker worker) {
         Fiber fiber = new Fiber(worker, 0);
         fiber.state = State.RUNNING;
@@ -198,6 +200,7 @@ public final class Fiber extends Waiter {
     }
 
     /** create(worker, id) makes a fiber that runs worker's loop on a continuation of its own, numbered id (from 1). */
+    @SuppressWarnings("GuardedBy") // a new fiber, seen by no other thread yet
     static Fiber create(Worker worker, int id) {
         Fiber fiber = new Fiber(worker, id);
         fiber.state = State.IDLE;
@@ -465,6 +468,7 @@ public final class Fiber extends Waiter {
      *
      * @return the priority; higher runs sooner under {@link PriorityPolicy}
      */
+    @SuppressWarnings("GuardedBy") // racy read of the timer: a priority is a scheduling hint
     public int priority() {
         FiberTimer t = timer;
         return t == null ? 0 : t.priority;
@@ -567,6 +571,7 @@ public final class Fiber extends Waiter {
     }
 
     @Override
+    @SuppressWarnings("GuardedBy") // racy read of state: diagnostics only
     public String toString() {
         String name = isMain() ? "main fiber" : "fiber " + id();
         return name + " of " + worker + " (" + state + ")"; // racy read of state: diagnostics only

@@ -90,6 +90,7 @@ public final class FiberCancellation implements AutoCloseable {
      *
      * @return true if this call cancelled the scope; false if it was closed or cancelled already
      */
+    @SuppressWarnings("GuardedBy") // lock, held here, is the worker lock that f.worker.lock names
     public boolean cancel() {
         Fiber f = fiber;
         if (f == null) {
@@ -141,6 +142,7 @@ public final class FiberCancellation implements AutoCloseable {
      *     the scope
      */
     @Override
+    @SuppressWarnings("GuardedBy") // lock, held here, is the worker lock that fiber.worker.lock names
     public void close() {
         if (Fiber.current() != fiber) {
             throw new IllegalStateException("a FiberCancellation must be closed by the fiber that opened it ("

@@ -68,10 +68,12 @@ public enum FiberEngine {
      * {@link #CONTINUATIONS} if available.
      *
      * @return the default engine
-     * @throws IllegalStateException if the property names no engine, or names one whose flag is
-     *     missing, or neither engine is available; the message names the flag to add
+     * @throws IllegalStateException if the JVM is older than JDK 25, or the property names no
+     *     engine, or names one whose flag is missing, or neither engine is available; the message
+     *     names the JDK needed or the flag to add
      */
     public static FiberEngine defaultEngine() {
+        LoomAccess.requireSupportedJdk();
         String named = System.getProperty(PROPERTY);
         if (named != null && !named.isBlank()) {
             FiberEngine engine;
@@ -94,6 +96,7 @@ public enum FiberEngine {
 
     /** requireAvailable(askedBy) returns this engine, or throws naming its missing flag and who asked for it. */
     FiberEngine requireAvailable(String askedBy) {
+        LoomAccess.requireSupportedJdk();
         if (!isAvailable()) {
             throw new IllegalStateException(askedBy + " asks for the " + this + " fiber engine, but "
                     + LoomAccess.missingFlagMessage(this, FiberEngine.class.getModule()));

@@ -1,5 +1,6 @@
 package org.marl4j;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -236,6 +237,7 @@ final class FiberWaits {
      * fiber dump ({@link SuspendedFiber}) starts at the deepest {@code FiberWaits.suspend}.
      */
     @Excludes("lock")
+    @SuppressWarnings("GuardedBy") // the fiber hands parking to its trampoline, which reads it on this thread after the switch
     private static boolean suspend(Fiber fiber, Waiter mark, int epoch) {
         if (fiber.isMain() || (FlightRecording.started() && FiberSuspendEvent.isTurnedOn())) {
             return false;
@@ -305,6 +307,7 @@ final class FiberWaits {
      * lock ({@link Fiber#resumesUnlocked}). Called with lock held, on the worker's thread.
      */
     @GuardedBy("lock")
+    @SuppressWarnings("GuardedBy") // lock, held here, is the worker lock that fiber.worker.lock, worker.lock name
     boolean parkYielded(Fiber fiber, Waiter waiter) {
         fiber.setResumesUnlocked(true);
         boolean woken = waiter == EPOCH_WAIT ? fiber.wakeEpoch != worker.parkingEpoch : waiter.notified;
@@ -356,6 +359,7 @@ final class FiberWaits {
      * current fiber continues: it queues a task that wakes the fiber, then suspends.
      */
     @Excludes("lock")
+    @SuppressWarnings("GuardedBy") // lock, held here, is the worker lock that work.deadlines.lock, work.inboxes.work.lock, work.lock name
     void yieldFiber(Fiber fiber) {
         checkMaySuspend(fiber, null);
         lock.lock();
@@ -382,6 +386,7 @@ final class FiberWaits {
      * the wait releases. Called by the fiber itself, without the worker lock.
      */
     @Excludes("lock")
+    @SuppressWarnings("GuardedBy") // racy read: a later cancellation is seen under the lock in suspend()
     void checkMaySuspend(Fiber fiber, Lock userLock) {
         if (fiber != worker.current) {
             throw new IllegalStateException(fiber + " is not the fiber running on this thread ("
@@ -403,6 +408,7 @@ final class FiberWaits {
      *     FiberCancellation the fiber's waits
      */
     @GuardedBy("lock")
+    @SuppressWarnings("GuardedBy") // lock, held here, is the worker lock that fiber.worker.lock, work.deadlines.lock name
     private void suspend(Fiber fiber, boolean timed, long deadline) {
         if (waitsCancelled(fiber)) {
             throw cancellation(fiber);
@@ -428,6 +434,7 @@ final class FiberWaits {
      * fiber is resumed, and marks it running again. Called and returns with lock held.
      */
     @GuardedBy("lock")
+    @SuppressWarnings("GuardedBy") // lock, held here, is the worker lock that worker.lock names
     private void switchAway(Fiber fiber) {
         worker.suspended.add(fiber); // before the yield: the fiber is listed whenever a dumper holds the lock
         keepInterrupt(fiber);
@@ -446,6 +453,7 @@ final class FiberWaits {
      * (it blocks the thread); then it is made running again. Called and returns with lock held.
      */
     @GuardedBy("lock")
+    @SuppressWarnings("GuardedBy") // lock, held here, is the worker lock that worker.lock names
     private void switchAwayInPlace(Fiber fiber) {
         if (fiber.isMain()) {
             worker.stats.mainFiberWaits = true; // a bound thread's own code waits: not a task (see WorkerStats)
@@ -465,6 +473,7 @@ final class FiberWaits {
      * continuation fiber, or by the fiber itself after an in-place wait.
      */
     @GuardedBy("lock")
+    @SuppressWarnings("GuardedBy") // lock, held here, is the worker lock that fiber.worker.lock, worker.lock name
     void resumed(Fiber fiber) {
         restoreInterrupt(fiber);
         worker.suspended.remove(fiber);
@@ -484,6 +493,7 @@ final class FiberWaits {
      * it still), and it resumes holding it. Called with lock held, on the worker's thread.
      */
     @GuardedBy("lock")
+    @SuppressWarnings("GuardedBy") // lock, held here, is the worker lock that fiber.worker.lock, work.lock, worker.lock name
     void blockedInJdk(Fiber fiber, boolean withLock) {
         fiber.changeState(Fiber.State.RUNNING, Fiber.State.YIELDED);
         worker.suspended.add(fiber);
@@ -533,10 +543,12 @@ final class FiberWaits {
      * worker's waits, or a {@link FiberCancellation} open on the fiber was cancelled. Either way a
      * fiber taking a wait's user lock again is spared (see {@link #relock}). Racy without lock.
      */
+    @SuppressWarnings("GuardedBy") // racy read, as documented above
     private boolean waitsCancelled(Fiber fiber) {
         return (cancelled || fiber.cancelledScopes != 0) && !fiber.relocking();
     }
 
+    @GuardedBy("lock")
     private FiberCancelledException cancellation(Fiber fiber) {
         if (cancelled) {
             return new FiberCancelledException("the wait was cancelled because " + worker.scheduler
@@ -553,6 +565,7 @@ final class FiberWaits {
      * one at once, so that the fibers unwind (their finally blocks run) and the worker drains.
      */
     @Excludes("lock")
+    @SuppressWarnings("GuardedBy") // the lambda runs inside SuspendedList.forEach, under the worker lock taken here
     int cancelWaits() {
         List<VirtualFiber> blockedInJdk = new java.util.ArrayList<>();
         int[] woken = {0};
@@ -585,6 +598,7 @@ final class FiberWaits {
      * stalls this worker for the walk, which is the price of a diagnostic snapshot.
      */
     @Excludes("lock")
+    @SuppressWarnings("GuardedBy") // the lambda runs inside SuspendedList.forEach, under the worker lock taken here
     void addSuspendedTo(List<SuspendedFiber> into) {
         lock.lock();
         try {

@@ -1,5 +1,7 @@
 package org.marl4j;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
+
 /**
  * Inboxes is where the tasks and woken fibers that reach one worker without its lock wait until a
  * holder of the lock moves them into the {@link SchedulingPolicy}, and how they are moved. One per

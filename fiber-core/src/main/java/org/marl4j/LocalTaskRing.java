@@ -39,7 +39,6 @@ final class LocalTaskRing {
     private final Task[] slots = new Task[CAPACITY];
     /** The next slot to take. Written by a lock holder (release), read by anyone. */
     @SuppressWarnings("unused") // accessed through HEAD
-    @GuardedBy("worker lock")
     private int head;
     /** The next slot to fill. Written by the producer only (release), read by anyone. */
     @SuppressWarnings("unused") // accessed through TAIL
@@ -62,7 +61,6 @@ final class LocalTaskRing {
     }
 
     /** poll() takes the oldest task, or returns null if the ring is empty. With the worker lock held. */
-    @GuardedBy("worker lock")
     Task poll() {
         int h = (int) HEAD.get(this);
         if (h == (int) TAIL.getAcquire(this)) {

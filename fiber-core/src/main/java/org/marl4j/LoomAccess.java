@@ -30,7 +30,37 @@ final class LoomAccess {
             + " MAVEN_OPTS for mvn exec:java (it runs in Maven's own JVM), jvmArgs for Gradle, the VM options"
             + " of an IDE's run configuration; see 'Running with the flag' in marl4j's README.";
 
+    /**
+     * The oldest JDK marl4j runs on: the one its build compiles and tests on. Both engines reach
+     * into the JDK's internals (the continuation class, the builder of virtual threads with a
+     * scheduler), whose behaviour marl4j is tested against on this release only.
+     */
+    static final int REQUIRED_JDK = 25;
+
     private LoomAccess() {}
+
+    /**
+     * requireSupportedJdk() throws if this JVM is older than {@link #REQUIRED_JDK}. The jars are older
+     * bytecode than that, so that such a JVM loads them and gets this message rather than an
+     * {@link UnsupportedClassVersionError} from whichever class it loads first.
+     */
+    static void requireSupportedJdk() {
+        String problem = unsupportedJdkMessage(Runtime.version(), System.getProperty("java.home", "?"));
+        if (problem != null) {
+            throw new IllegalStateException(problem);
+        }
+    }
+
+    /** unsupportedJdkMessage(running, javaHome) words the refusal of a JVM older than {@link #REQUIRED_JDK}; null if it is not. */
+    static String unsupportedJdkMessage(Runtime.Version running, String javaHome) {
+        if (running.feature() >= REQUIRED_JDK) {
+            return null;
+        }
+        return "marl4j needs JDK " + REQUIRED_JDK + " or later, and this JVM is Java " + running + " (" + javaHome
+                + "): marl4j's fiber engines use JDK internals (Loom continuations, virtual threads with a scheduler"
+                + " of their own) that it is built and tested against on JDK " + REQUIRED_JDK + " only. Run it on a JDK "
+                + REQUIRED_JDK + " or later.";
+    }
 
     /** continuationsAvailable() is whether java.base exports jdk.internal.vm to marl4j. */
     static boolean continuationsAvailable() {

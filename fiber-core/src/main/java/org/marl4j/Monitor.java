@@ -56,8 +56,6 @@ final class Monitor {
     /** How often the monitor samples while every worker sleeps (Go's sysmon's longest sleep). */
     private static final long IDLE_PARK_NANOS = 10_000_000L;
 
-    /** How long a stall must strand queued work before it is logged; tests shorten it. */
-    static volatile long strandedWarningNanos = 5_000_000_000L;
 
     private static final System.Logger LOG = System.getLogger(Scheduler.class.getName());
 
@@ -67,6 +65,8 @@ final class Monitor {
     private final Scheduler scheduler;
     private final Worker[] workers;
     private final long blockingThresholdNanos;
+    /** How long a stall must strand queued work before it is logged. */
+    private final long strandedWarningNanos;
     private final long[] lastProgress;
     private final long[] progressSince;
     private final long[] reportedProgress;
@@ -79,10 +79,11 @@ final class Monitor {
     private final Thread thread;
     private volatile boolean stopping;
 
-    Monitor(Scheduler scheduler, Worker[] workers, long blockingThresholdNanos, String threadName) {
+    Monitor(Scheduler scheduler, Worker[] workers, long blockingThresholdNanos, long strandedWarningNanos, String threadName) {
         this.scheduler = scheduler;
         this.workers = workers;
         this.blockingThresholdNanos = blockingThresholdNanos;
+        this.strandedWarningNanos = strandedWarningNanos;
         this.lastProgress = new long[workers.length];
         // The first sample of each worker is a baseline: a worker whose thread has just started is
         // active with no progress, and compared with a zero here it looked stalled since time 0 (a

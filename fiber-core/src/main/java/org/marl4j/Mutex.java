@@ -1,5 +1,6 @@
 package org.marl4j;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
@@ -51,6 +52,7 @@ public final class Mutex implements Lock {
 
     private final ReentrantLock guard = new ReentrantLock();
     /** Guarded by guard. */
+    @GuardedBy("guard")
     private final WaitQueue waiters = new WaitQueue();
     /**
      * waiters.size(), written under guard. A waiter publishes itself here before its last look at

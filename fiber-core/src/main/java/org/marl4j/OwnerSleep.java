@@ -1,5 +1,6 @@
 package org.marl4j;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.Condition;
 
@@ -73,6 +74,7 @@ final class OwnerSleep {
      * anything undrained ({@link Inboxes#hasUndrained()}).
      */
     @GuardedBy("lock")
+    @SuppressWarnings("GuardedBy") // lock, held here, is the worker lock that work.deadlines.lock, work.inboxes.work.lock name
     void sleep(boolean idle, long maxNanos) throws InterruptedException {
         sleepSignalled.set(false);
         signalledAt = 0; // a signal of an earlier sleep (a pinned wait's, say) is not this gap's arrival

@@ -1,5 +1,7 @@
 package org.marl4j;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
+
 /**
  * A pinned wait: a fiber the JVM could not yield (a native frame or a class initializer on its
  * stack) blocks its worker's thread until it is woken, instead of suspending.
@@ -28,6 +30,7 @@ final class PinnedWait {
      * lock held, on the fiber itself; returns with it held and the fiber QUEUED, out of the policy.
      */
     @GuardedBy("worker.lock")
+    @SuppressWarnings("GuardedBy") // worker.lock, held here, is the worker lock that fiber.worker.lock, work.lock, worker.sleeping.lock name
     static void block(Worker worker, Fiber fiber) {
         Work work = worker.work;
         fiber.setPinned(true);

@@ -128,7 +128,8 @@ public final class Scheduler implements AutoCloseable {
         // A threshold of ~292 years or more does not fit in nanoseconds: it means never.
         long thresholdNanos = this.config.blockingTaskThreshold.compareTo(Duration.ofNanos(Long.MAX_VALUE)) >= 0
                 ? Long.MAX_VALUE : this.config.blockingTaskThreshold.toNanos();
-        Monitor monitor = count == 0 ? null : new Monitor(this, workers, thresholdNanos, this.config.threadNamePrefix + "monitor");
+        Monitor monitor = count == 0 ? null : new Monitor(this, workers, thresholdNanos,
+                this.config.strandedWarningAfter.toNanos(), this.config.threadNamePrefix + "monitor");
         closing = new Closing(this, workers, bound, monitor, this.config.closeWarningAfter.toNanos());
         try {
             for (Worker worker : workers) {
@@ -621,6 +622,11 @@ public final class Scheduler implements AutoCloseable {
         return fiberEngine;
     }
 
+    /** boundThreadWatch() is the watch of this scheduler's bound threads: the config's. */
+    BoundThreadWatch boundThreadWatch() {
+        return config.boundThreadWatch;
+    }
+
     @Override
     public String toString() {
         return "Scheduler@" + Integer.toHexString(System.identityHashCode(this))
@@ -650,6 +656,10 @@ public final class Scheduler implements AutoCloseable {
         private FiberEngine fiberEngine;
         /** How long close() waits before it logs the suspended fibers; settable by tests only. */
         Duration closeWarningAfter = Duration.ofSeconds(5);
+        /** How long a stall must strand queued work before the monitor logs it; settable by tests only. */
+        Duration strandedWarningAfter = Duration.ofSeconds(5);
+        /** The watch of the scheduler's bound threads: the JVM's one, or a test's own. */
+        BoundThreadWatch boundThreadWatch = BoundThreadWatch.JVM;
 
         /** Config() creates a config with zero worker threads: tasks run only on bound threads. */
         public Config() {}
@@ -951,6 +961,8 @@ public final class Scheduler implements AutoCloseable {
             c.blockingTaskThreshold = blockingTaskThreshold;
             c.fiberEngine = fiberEngine;
             c.closeWarningAfter = closeWarningAfter;
+            c.strandedWarningAfter = strandedWarningAfter;
+            c.boundThreadWatch = boundThreadWatch;
             return c;
         }
     }

@@ -1,5 +1,6 @@
 package org.marl4j;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import org.marl4j.Worker.Mode;
 
 /**
@@ -53,6 +54,7 @@ final class Sleeping {
      * spins first. Called with lock held; may release it while spinning or sleeping.
      */
     @GuardedBy("lock")
+    @SuppressWarnings("GuardedBy") // lock, held here, is the worker lock that spinning.lock, work.deadlines.lock, work.inboxes.work.lock, work.ownerSleep.lock, worker.lock name
     void waitForWork() {
         work.inboxes.drainInbox();
         if (work.deadlines.hasDeadlines()) {
@@ -86,6 +88,7 @@ final class Sleeping {
      * unanswered: one left set would make the monitor pass this worker over for good.
      */
     @GuardedBy("lock")
+    @SuppressWarnings("GuardedBy") // lock, held here, is the worker lock that spinning.lock, work.ownerSleep.lock name
     void sleepForWork() {
         if (mode == Mode.MULTI_THREADED) {
             scheduler.idle.onWorkerSleeping();
@@ -123,6 +126,7 @@ final class Sleeping {
      * pinned wait once spun on a watch due forever, its sleeps 1 ns each).
      */
     @GuardedBy("lock")
+    @SuppressWarnings("GuardedBy") // lock, held here, is the worker lock that work.deadlines.lock, work.inboxes.work.lock, work.ownerSleep.lock name
     void sleep(boolean idle, long maxNanos) {
         try {
             work.ownerSleep.sleep(idle, closeWatch == null ? maxNanos : Math.min(maxNanos, closeWatch.nanosUntilDue()));

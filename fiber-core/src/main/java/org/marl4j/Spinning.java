@@ -1,5 +1,7 @@
 package org.marl4j;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
+
 /**
  * Spinning is how one {@link Worker} out of work looks for more before it sleeps (marl's
  * {@code spinForWork}): it spins for its {@link SpinBudget}, polling its own queues and now and
@@ -49,6 +51,7 @@ final class Spinning {
      * found some. Called with lock held.
      */
     @GuardedBy("lock")
+    @SuppressWarnings("GuardedBy") // lock, held here, is the worker lock that work.deadlines.lock, work.inboxes.work.lock name
     boolean spin() {
         long spinStart = System.nanoTime();
         budget.spinStarted(spinStart);
@@ -98,6 +101,7 @@ final class Spinning {
 
     /** keepStolen(stolen) queues what a steal took, if anything, with the rest of its batch. Called with lock held. */
     @GuardedBy("lock")
+    @SuppressWarnings("GuardedBy") // lock, held here, is the worker lock that work.steals.lock names
     private void keepStolen(Task stolen) {
         if (stolen != null) {
             stats.tasksStolen++;

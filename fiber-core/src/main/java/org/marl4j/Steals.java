@@ -1,5 +1,6 @@
 package org.marl4j;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.util.Arrays;
 
 /**
@@ -50,6 +51,7 @@ final class Steals {
      * per task: the oldest is returned, the rest wait in the thief's steal buffer for {@link #addStolen}.
      */
     @Excludes("lock")
+    @SuppressWarnings("GuardedBy") // the lock taken here is released by stealAndUnlock
     Task steal(Work into) {
         if (work.tasksQueued() == 0 || !lock.tryLock()) {
             return null;
@@ -63,6 +65,7 @@ final class Steals {
      * its own.
      */
     @Excludes("lock")
+    @SuppressWarnings("GuardedBy") // the lock taken here is released by stealAndUnlock
     Task stealWaiting(Work into) {
         if (work.tasksQueued() == 0) {
             return null;
@@ -77,6 +80,7 @@ final class Steals {
      * lock. The thief adds them all to its own policy with {@link #addStolen}.
      */
     @GuardedBy("lock")
+    @SuppressWarnings("GuardedBy") // lock, held here, is the worker lock that work.lock names
     private Task stealAndUnlock(Work into) {
         Task first;
         try {
@@ -96,6 +100,7 @@ final class Steals {
      * throws, so no stolen task can be lost on the way. Called on the thief's own thread.
      */
     @GuardedBy("lock")
+    @SuppressWarnings("GuardedBy") // lock, held here, is the worker lock that work.lock names
     private void stealMoreLocked(Work into) {
         if (into == null || !into.lockFreeEnqueue || !work.lockFreeEnqueue) {
             return;
@@ -128,6 +133,7 @@ final class Steals {
      * goes on; a stolen task must not be lost.
      */
     @GuardedBy("lock")
+    @SuppressWarnings("GuardedBy") // lock, held here, is the worker lock that work.inboxes.work.lock, work.lock name
     void addStolen(Task first) {
         int n = numStolen;
         numStolen = 0;

@@ -68,6 +68,7 @@ public record SuspendedFiber(String name, int workerId, String threadName, State
      * still mounted. Called with the fiber's worker lock held, which keeps the fiber from being
      * resumed while its stack is walked.
      */
+    @SuppressWarnings("GuardedBy") // called with the fiber's worker lock held, as documented above
     static SuspendedFiber of(Fiber fiber, Thread thread, boolean pinned, long now) {
         State state = switch (fiber.state) {
             case YIELDED -> State.WAITING;

@@ -28,6 +28,7 @@ final class SuspendedList {
     }
 
     /** add(fiber) lists a fiber that is about to suspend. */
+    @SuppressWarnings("GuardedBy") // every fiber here is its worker's: the caller holds that worker's lock, which the analysis cannot name through each fiber
     void add(Fiber fiber) {
         Fiber first = sentinel.nextSuspended;
         fiber.prevSuspended = sentinel;
@@ -38,6 +39,7 @@ final class SuspendedList {
     }
 
     /** remove(fiber) unlists a fiber that has resumed. */
+    @SuppressWarnings("GuardedBy") // every fiber here is its worker's: the caller holds that worker's lock, which the analysis cannot name through each fiber
     void remove(Fiber fiber) {
         Fiber prev = fiber.prevSuspended;
         Fiber next = fiber.nextSuspended;
@@ -54,6 +56,7 @@ final class SuspendedList {
     }
 
     /** forEach(action) visits every listed fiber; the action must not add or remove fibers. */
+    @SuppressWarnings("GuardedBy") // every fiber here is its worker's: the caller holds that worker's lock, which the analysis cannot name through each fiber
     void forEach(Consumer<Fiber> action) {
         for (Fiber f = sentinel.nextSuspended; f != sentinel; f = f.nextSuspended) {
             action.accept(f);

@@ -82,7 +82,6 @@ final class TaskInbox {
     }
 
     /** takeAll() empties the inbox and returns its tasks in push order, or null. With the worker lock held. */
-    @GuardedBy("worker lock")
     Node takeAll() {
         Node first;
         do {
@@ -102,7 +101,6 @@ final class TaskInbox {
     }
 
     /** close() closes the inbox if it is empty; returns whether it is closed. With the worker lock held. */
-    @GuardedBy("worker lock")
     boolean close() {
         return HEAD.compareAndSet(this, (Node) null, CLOSED) || HEAD.getVolatile(this) == CLOSED;
     }

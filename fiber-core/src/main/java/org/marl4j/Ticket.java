@@ -1,5 +1,6 @@
 package org.marl4j;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
@@ -35,6 +36,7 @@ public final class Ticket {
         /** Guards every ticket's links, called flag, waiters and callbacks. */
         private final ReentrantLock lock = new ReentrantLock();
         /** The most recently taken unfinished ticket; guarded by lock. */
+        @GuardedBy("lock")
         private Ticket tail;
 
         /** Queue() creates an empty queue: its first ticket is called at once. */
@@ -63,6 +65,7 @@ public final class Ticket {
          * @param consumer receives each ticket, in call order
          * @throws IllegalArgumentException if count is negative
          */
+        @SuppressWarnings("GuardedBy") // links new tickets that no other thread sees before append()
         public void take(int count, Consumer<Ticket> consumer) {
             if (count < 0) {
                 throw new IllegalArgumentException("ticket count must not be negative, was " + count);
@@ -100,6 +103,7 @@ public final class Ticket {
         }
 
         /** Links the chain first..last at the back; calls first if the queue was empty. */
+        @SuppressWarnings("GuardedBy") // lock, held here, is the lock that first.queue.lock and tail.queue.lock name
         private void append(Ticket first, Ticket last) {
             lock.lock();
             try {
@@ -119,13 +123,19 @@ public final class Ticket {
     private final Queue queue;
     private final AtomicBoolean done = new AtomicBoolean();
     // Guarded by queue.lock.
+    @GuardedBy("queue.lock")
     private Ticket prev;
+    @GuardedBy("queue.lock")
     private Ticket next;
+    @GuardedBy("queue.lock")
     private boolean called;
+    @GuardedBy("queue.lock")
     private final WaitQueue waiters = new WaitQueue();
     /** The onCall callbacks waiting for this ticket to be called; made at the first. Guarded by queue.lock. */
+    @GuardedBy("queue.lock")
     private CallbackQueue onCall;
     /** The scheduler of the last onCall registration, which runs them all. Guarded by queue.lock. */
+    @GuardedBy("queue.lock")
     private Scheduler onCallScheduler;
 
     private Ticket(Queue queue) {
@@ -172,6 +182,7 @@ public final class Ticket {
      * @throws IllegalStateException if that scheduler refuses the callback for another reason (it
      *     has no worker threads and this thread is not bound to it; nothing changed)
      */
+    @SuppressWarnings("GuardedBy") // queue.lock, held here, is the lock that prev, next and callNext's queue.lock name
     public void done() {
         if (done.getAndSet(true)) {
             return;
@@ -256,6 +267,7 @@ public final class Ticket {
      * scheduler, as one task that takes them when it runs (a registration cancelled meanwhile is
      * skipped). Nothing to hand over if every registration was cancelled.
      */
+    @GuardedBy("queue.lock")
     private void enqueueOnCall() {
         CallbackQueue callbacks = onCall;
         if (called || callbacks == null || callbacks.isEmpty()) {

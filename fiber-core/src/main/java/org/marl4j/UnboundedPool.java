@@ -1,5 +1,6 @@
 package org.marl4j;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -33,8 +34,10 @@ import java.util.function.Supplier;
 public final class UnboundedPool<T> extends Pool<T> {
     private final ReentrantLock lock = new ReentrantLock();
     /** The idle items of a PRESERVE pool; guarded by lock. Unused with RECONSTRUCT. */
+    @GuardedBy("lock")
     private final ArrayDeque<T> idle = new ArrayDeque<>();
     /** How many items a PRESERVE pool has constructed; guarded by lock. */
+    @GuardedBy("lock")
     private int size;
     /** Written under lock; read without it by RECONSTRUCT borrows, for which a racing close() is harmless. */
     private volatile boolean closed;

@@ -79,6 +79,7 @@ final class VirtualFiber implements FiberStack, Executor {
     }
 
     /** The body of the fiber's virtual thread: its worker's loop (see {@link Worker#run()}). */
+    @SuppressWarnings("GuardedBy") // the trampoline hands the worker lock over to this virtual thread (WorkerLock.handOver) before it runs
     private void body() {
         try {
             fiber.worker.run();
@@ -98,6 +99,7 @@ final class VirtualFiber implements FiberStack, Executor {
      * only its own fibers. Any thread.
      */
     @Override
+    @SuppressWarnings("GuardedBy") // wakeLocked only where isHeldByCurrentThread() says the worker lock is held
     public void execute(Runnable task) {
         if (runContinuation == null) {
             runContinuation = task; // from start(), before anything can wake the fiber
@@ -176,6 +178,7 @@ final class VirtualFiber implements FiberStack, Executor {
      * Called with the worker's lock held, which keeps the fiber from being resumed.
      */
     @Override
+    @SuppressWarnings("GuardedBy") // called with the worker's lock held, as documented above
     public StackTraceElement[] suspendedStackTrace() {
         yieldingToWorker = !fiber.blockedInJdk();
         try {

@@ -1,5 +1,6 @@
 package org.marl4j;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -28,6 +29,7 @@ public final class WaitGroup {
     private final AtomicInteger count;
     private final ReentrantLock lock = new ReentrantLock();
     /** Guarded by lock. */
+    @GuardedBy("lock")
     private final WaitQueue waiters = new WaitQueue();
     /** Callbacks registered with {@link #onZero}; guarded by lock. */
     private final CallbackQueue callbacks = new CallbackQueue();

@@ -1,5 +1,6 @@
 package org.marl4j;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.RejectedExecutionException;
@@ -122,6 +123,7 @@ final class Work {
 
     /** enqueue(task) adds a task. Rejected only if the worker has stopped; a policy's exception propagates. */
     @Excludes("lock")
+    @SuppressWarnings("GuardedBy") // lock, held here, is the worker lock that inboxes.work.lock names
     void enqueue(Task task, Worker owner) {
         lock.lock();
         try {
@@ -186,6 +188,7 @@ final class Work {
      * Returns {@link #NOT_ADDED} once the worker has stopped, else {@link #ADDED_OWNER_AWAKE}.
      */
     @Excludes("lock")
+    @SuppressWarnings("GuardedBy") // lock, held here, is the worker lock that inboxes.work.lock names
     int enqueueOwn(Task task, Worker owner) {
         assert owner.onOwnerThread() : "enqueueOwn off the owner's thread";
         if (!lockFreeEnqueue) {
@@ -271,6 +274,7 @@ final class Work {
 
     /** wakeLocked(fiber) bumps the wake epoch and queues the fiber if it is suspended (and {@link Inboxes#drainInbox()}'s wakes). */
     @GuardedBy("lock")
+    @SuppressWarnings("GuardedBy") // lock, held here, is the worker lock that fiber.worker.lock names
     void wakeLocked(Fiber fiber) {
         fiber.wakeEpoch++; // under lock: see FiberWaits.await()
         if (fiber.state == Fiber.State.YIELDED || fiber.state == Fiber.State.WAITING) {
@@ -280,6 +284,7 @@ final class Work {
 
     /** setPriority(fiber, priority) changes a fiber's priority and lets the policy re-order it. */
     @Excludes("lock")
+    @SuppressWarnings("GuardedBy") // lock, held here, is the worker lock that fiber.worker.lock names
     void setPriority(Fiber fiber, int priority) {
         lock.lock();
         try {
@@ -294,6 +299,7 @@ final class Work {
 
     /** requestStop() tells the owner to stop once it has drained. */
     @Excludes("lock")
+    @SuppressWarnings("GuardedBy") // lock, held here, is the worker lock that ownerSleep.lock names
     void requestStop() {
         lock.lock();
         try {
@@ -324,6 +330,7 @@ final class Work {
 
     /** stealLocked() takes a stealable task, or returns null: for a thief, or a pinned wait of the owner. */
     @GuardedBy("lock")
+    @SuppressWarnings("GuardedBy") // lock, held here, is the worker lock that inboxes.work.lock names
     Task stealLocked() {
         if (stopped) {
             return null;
@@ -363,6 +370,7 @@ final class Work {
 
     /** addReadyFiber(fiber) queues a suspended fiber to resume; if the policy throws, nothing changed. */
     @GuardedBy("lock")
+    @SuppressWarnings("GuardedBy") // lock, held here, is the worker lock that deadlines.lock, fiber.worker.lock name
     void addReadyFiber(Fiber fiber) {
         policy.awakened(fiber);
         if (fiber.state == Fiber.State.WAITING) {
@@ -430,6 +438,7 @@ final class Work {
     }
 
     @GuardedBy("lock")
+    @SuppressWarnings("GuardedBy") // lock, held here, is the worker lock that ownerSleep.lock names
     private void added() {
         NUM.setRelease(this, num() + 1);
         ownerSleep.wakeOwner();

@@ -1,5 +1,6 @@
 package org.marl4j;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.util.ArrayDeque;
 
 /**
@@ -230,6 +231,7 @@ final class Worker implements Runnable {
      * unbind, and a task run on it would count as that Mutex's owner.
      */
     @Excludes("lock")
+    @SuppressWarnings("GuardedBy") // lock, held here, is the worker lock that sleeping.lock, work.inboxes.work.lock, work.lock name
     void stopSingleThreaded(CloseWatch watch) {
         lock.lock();
         try {
@@ -281,6 +283,7 @@ final class Worker implements Runnable {
      * (null: not pinned). An internal error (a bug, or a scheduling policy breaking its contract) is
      * reported and the worker goes on: it never dies with work queued.
      */
+    @SuppressWarnings("GuardedBy") // lock, held here, is the worker lock that work.lock, work.deadlines.lock and sleeping.lock name; the finally block writes stopped before it releases the lock
     private void runThread(Affinity affinity) {
         ownerThread = Thread.currentThread();
         main = Fiber.main(this);
@@ -342,6 +345,7 @@ final class Worker implements Runnable {
      * with lock held; the lock stays held across each fiber's run.
      */
     @GuardedBy("lock")
+    @SuppressWarnings("GuardedBy") // lock, held here, is the worker lock that next.worker.lock, waits.lock name
     void trampoline() {
         while (true) {
             Fiber next = pickNext();
@@ -388,6 +392,7 @@ final class Worker implements Runnable {
      * run tasks, else a new one. Called with lock held.
      */
     @GuardedBy("lock")
+    @SuppressWarnings("GuardedBy") // lock, held here, is the worker lock that next.worker.lock, sleeping.lock, work.lock name
     private Fiber pickNext() {
         Fiber next = handoff;
         if (next != null) {
@@ -464,6 +469,7 @@ final class Worker implements Runnable {
      * idle already (self retires). Called and returns with lock held.
      */
     @GuardedBy("lock")
+    @SuppressWarnings("GuardedBy") // lock, held here, is the worker lock that self.worker.lock, sleeping.lock, work.deadlines.lock, work.inboxes.work.lock, work.lock name
     private Task nextTask(Fiber self) {
         while (true) {
             if (endingIdleFibers) {
@@ -519,6 +525,7 @@ final class Worker implements Runnable {
      * Called on the trampoline, with lock held.
      */
     @GuardedBy("lock")
+    @SuppressWarnings("GuardedBy") // lock, held here, is the worker lock that idle.worker.lock names
     private void endIdleFibers() {
         if (!virtualFibers) {
             idleFibers.clear();
@@ -539,6 +546,7 @@ final class Worker implements Runnable {
      * picked again; false at once if enough fibers are idle already, and self is to retire.
      */
     @GuardedBy("lock")
+    @SuppressWarnings("GuardedBy") // lock, held here, is the worker lock that self.worker.lock names
     private boolean idle(Fiber self) {
         if (idleFibers.size() >= MAX_IDLE_FIBERS) {
             return false;
@@ -558,6 +566,7 @@ final class Worker implements Runnable {
      * the handler from a task of its own (no user code runs under the lock).
      */
     @GuardedBy("lock")
+    @SuppressWarnings("GuardedBy") // lock, held here, is the worker lock that self.worker.lock, work.lock name
     private void dropLeakedCancellation(Fiber self) {
         self.cancelledScopes = 0;
         String where = self.toString();
@@ -571,6 +580,7 @@ final class Worker implements Runnable {
      * suspended fiber and no delayed task (its queue, checked apart, must be empty too).
      */
     @GuardedBy("lock")
+    @SuppressWarnings("GuardedBy") // lock, held here, is the worker lock that work.deadlines.lock, work.lock name
     boolean mayStop() {
         return work.shutdown && suspended.size() == 0 && work.deadlines.numDelayed() == 0;
     }
@@ -637,6 +647,7 @@ final class Worker implements Runnable {
     // ---------------------------------------------------------------- helpers
 
     /** addStatsTo(totals) adds this worker's counters and gauges, read racily, to totals. */
+    @SuppressWarnings("GuardedBy") // racy reads of sizes: gauges, as documented above
     void addStatsTo(StatsTotals totals) {
         // Racy sizes of an ArrayDeque and a list: gauges, possibly stale.
         stats.addTo(totals, idleFibers.size(), suspended.size(), work.tasksWaiting());

@@ -1,7 +1,9 @@
 package org.marl4j;
 
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.AbstractQueuedSynchronizer;
 import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.Lock;
 
 /**
  * The lock of one worker ({@code work.mutex} in marl): exclusive and not reentrant, like marl's.
@@ -10,16 +12,18 @@ import java.util.concurrent.locks.Condition;
  * fibers pass it to one another across fiber switches (all on the worker's one OS thread), so a
  * reentrant hold count would only hide bugs. And the lock-checking mode ({@link LockCheck}) must
  * recognise this lock among the synchronizers a thread holds when a fiber suspends: the JVM
- * reports a synchronizer by the class of its AQS, which here is this class.
+ * reports a synchronizer by the class of its AQS, which here is this class. It is a {@link Lock}
+ * so that Error Prone's GuardedBy check sees {@code lock(); try { ... } finally { unlock(); }}.
  */
-final class WorkerLock extends AbstractQueuedSynchronizer {
+final class WorkerLock extends AbstractQueuedSynchronizer implements Lock {
     private static final long serialVersionUID = 1L;
 
     /**
      * lock() takes the lock, waiting for it if another thread holds it. A thread that already holds
      * it gets an IllegalStateException instead of waiting for itself forever: see {@link #reentered}.
      */
-    void lock() {
+    @Override
+    public void lock() {
         if (!compareAndSetState(0, 1)) {
             Thread self = Thread.currentThread();
             if (getExclusiveOwnerThread() == self) { // read only when contended
@@ -74,11 +78,25 @@ final class WorkerLock extends AbstractQueuedSynchronizer {
                 + "are given: enqueue follow-up work from a task instead");
     }
 
-    boolean tryLock() {
+    /** Not supported: the worker lock is held for a few bookkeeping steps, never waited for interruptibly. */
+    @Override
+    public void lockInterruptibly() {
+        throw new UnsupportedOperationException("the worker lock is taken with lock() or tryLock() only");
+    }
+
+    @Override
+    public boolean tryLock() {
         return tryAcquire(1);
     }
 
-    void unlock() {
+    /** Not supported, as {@link #lockInterruptibly()}. */
+    @Override
+    public boolean tryLock(long time, TimeUnit unit) {
+        throw new UnsupportedOperationException("the worker lock is taken with lock() or tryLock() only");
+    }
+
+    @Override
+    public void unlock() {
         release(1);
     }
 
@@ -87,7 +105,8 @@ final class WorkerLock extends AbstractQueuedSynchronizer {
         return isHeldExclusively();
     }
 
-    Condition newCondition() {
+    @Override
+    public Condition newCondition() {
         return new ConditionObject();
     }
 

@@ -12,8 +12,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -25,27 +24,23 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class BoundThreadWatchTest {
     private static final Duration LONG = TestSchedulers.PATIENCE;
-    private long checkNanos;
-    private long warningNanos;
 
-    @BeforeEach
-    void shortenTheWatch() {
-        checkNanos = BoundThreadWatch.checkNanos;
-        warningNanos = BoundThreadWatch.warningNanos;
-        BoundThreadWatch.checkNanos = TimeUnit.MILLISECONDS.toNanos(10);
-        BoundThreadWatch.warningNanos = TimeUnit.MILLISECONDS.toNanos(100);
+    /** A watch of its own for each test, looking every 10 ms and speaking after 100 ms, with threads from factory. */
+    private static BoundThreadWatch shortWatch(ThreadFactory factory) {
+        return new BoundThreadWatch(TimeUnit.MILLISECONDS.toNanos(10), TimeUnit.MILLISECONDS.toNanos(100), factory);
     }
 
-    @AfterEach
-    void restoreTheWatch() {
-        BoundThreadWatch.checkNanos = checkNanos;
-        BoundThreadWatch.warningNanos = warningNanos;
+    /** config(workers) is the tests' config, watched by watch. */
+    private static Scheduler.Config config(int workers, BoundThreadWatch watch) {
+        Scheduler.Config config = TestSchedulers.config(workers);
+        config.boundThreadWatch = watch;
+        return config;
     }
 
     @ParameterizedTest(name = "workers={0}")
     @ValueSource(ints = {0, 1, 2})
     void aBoundThreadBlockedOutsideMarl4j_whileItsQueuedTaskWaits_isLogged(int workers) throws Exception {
-        Scheduler.Config config = TestSchedulers.config(workers);
+        Scheduler.Config config = config(workers, shortWatch(BoundThreadWatch.THREADS));
         Scheduler scheduler = new Scheduler(config);
         CountDownLatch taskRan = new CountDownLatch(1);
         AtomicInteger runs = new AtomicInteger();
@@ -84,7 +79,8 @@ class BoundThreadWatchTest {
     @ParameterizedTest(name = "workers={0}")
     @ValueSource(ints = {0, 2})
     void aBoundThreadBlockedWithNothingQueued_orWaitingInMarl4j_isNotLogged(int workers) throws Exception {
-        Scheduler.Config config = TestSchedulers.config(workers);
+        BoundThreadWatch watch = shortWatch(BoundThreadWatch.THREADS);
+        Scheduler.Config config = config(workers, watch);
         Scheduler scheduler = new Scheduler(config);
         CountDownLatch release = new CountDownLatch(1);
         Event done = new Event(Event.Mode.MANUAL);
@@ -108,8 +104,8 @@ class BoundThreadWatchTest {
             });
             // Let the watch look at both for three times the warning's delay (30 looks): had it judged
             // either stuck, it would have spoken.
-            long looks = BoundThreadWatch.looks;
-            await().atMost(LONG).pollDelay(Duration.ZERO).until(() -> BoundThreadWatch.looks - looks >= 30);
+            long looks = watch.looks();
+            await().atMost(LONG).pollDelay(Duration.ZERO).until(() -> watch.looks() - looks >= 30);
             done.signal();
             release.countDown();
             idleBinder.join(LONG.toMillis());
@@ -131,26 +127,28 @@ class BoundThreadWatchTest {
      */
     @Test
     void aWatchThreadThatFailsToStart_failsNoBind_andALaterBindStartsIt() throws Exception {
-        await().atMost(LONG).until(() -> !watchThreadAlive()); // no thread bound anywhere: the next bind starts it
         Thread spent = new Thread(() -> {});
         spent.start();
         spent.join();
-        ThreadFactory factory = BoundThreadWatch.threadFactory;
-        BoundThreadWatch.threadFactory = watch -> spent; // its start() throws, as a thread the JVM cannot create does
-        Scheduler.Config config = TestSchedulers.config(0);
+        AtomicInteger tries = new AtomicInteger();
+        AtomicReference<Thread> started = new AtomicReference<>();
+        BoundThreadWatch watch = shortWatch(body -> {
+            if (tries.incrementAndGet() == 1) {
+                return spent; // its start() throws, as a thread the JVM cannot create does
+            }
+            started.set(BoundThreadWatch.THREADS.newThread(body));
+            return started.get();
+        });
+        Scheduler.Config config = config(0, watch);
         Scheduler scheduler = new Scheduler(config);
         try (LogCapture log = LogCapture.of(Scheduler.class)) {
-            try {
-                scheduler.bind();
-            } finally {
-                BoundThreadWatch.threadFactory = factory;
-            }
+            scheduler.bind();
             scheduler.unbind();
             assertTrue(log.contains("WARNING", "bound-thread watch"), log.lines().toString());
         }
         scheduler.bind();
         try {
-            await().atMost(LONG).until(BoundThreadWatchTest::watchThreadAlive);
+            await().atMost(LONG).until(() -> started.get() != null && started.get().isAlive());
         } finally {
             scheduler.unbind();
         }
@@ -165,8 +163,11 @@ class BoundThreadWatchTest {
      */
     @Test
     void theWatchThreadDoesNotKeepTheContextClassLoaderOfTheThreadThatStartedIt() throws Exception {
-        await().atMost(LONG).until(() -> !watchThreadAlive()); // no thread bound anywhere: the next bind starts it
-        Scheduler.Config config = TestSchedulers.config(0);
+        AtomicReference<Thread> started = new AtomicReference<>();
+        Scheduler.Config config = config(0, shortWatch(body -> {
+            started.set(BoundThreadWatch.THREADS.newThread(body)); // the JVM watch's own factory
+            return started.get();
+        }));
         Scheduler scheduler = new Scheduler(config);
         CountDownLatch release = new CountDownLatch(1);
         try (URLClassLoader application = new URLClassLoader(new URL[0], null)) {
@@ -183,19 +184,13 @@ class BoundThreadWatchTest {
             binder.setContextClassLoader(application);
             binder.start();
             try {
-                await().atMost(LONG).until(BoundThreadWatchTest::watchThreadAlive);
-                Thread watch = Thread.getAllStackTraces().keySet().stream()
-                        .filter(t -> t.getName().equals("marl4j-bound-thread-watch")).findFirst().orElseThrow();
-                assertNotSame(application, watch.getContextClassLoader());
+                await().atMost(LONG).until(() -> started.get() != null && started.get().isAlive());
+                assertNotSame(application, started.get().getContextClassLoader());
             } finally {
                 release.countDown();
                 binder.join(LONG.toMillis());
             }
         }
         scheduler.close();
-    }
-
-    private static boolean watchThreadAlive() {
-        return Thread.getAllStackTraces().keySet().stream().anyMatch(t -> t.getName().equals("marl4j-bound-thread-watch"));
     }
 }

@@ -48,7 +48,7 @@ class BoundedPoolTest {
 
     @ForEachWorkerCount
     void constructAndClose(int workers) {
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             BoundedPool<Integer> pool = new BoundedPool<>(10, () -> 0);
             assertEquals(10, pool.capacity());
             assertEquals(10, pool.available());
@@ -58,7 +58,7 @@ class BoundedPoolTest {
 
     @ForEachWorkerCount
     void borrow_upToCapacityWithoutWaiting(int workers) {
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             BoundedPool<Integer> pool = new BoundedPool<>(100, () -> 0);
             List<Pool.Loan<Integer>> loans = new ArrayList<>();
             for (int i = 0; i < 100; i++) {
@@ -93,7 +93,7 @@ class BoundedPoolTest {
                 borrowed.incrementAndGet();
             }
         };
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             List<Thread> plain = new ArrayList<>();
             for (int t = 0; t < threads; t++) {
                 plain.add(Thread.ofPlatform().name("pool-borrower-" + t).start(() -> {
@@ -122,7 +122,7 @@ class BoundedPoolTest {
 
     @ForEachWorkerCount
     void policyReconstruct_constructsOnBorrowAndDestroysOnReturn(int workers) {
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             Counted.Counters c = new Counted.Counters();
             BoundedPool<Counted> pool = countedPool(10, Pool.Policy.RECONSTRUCT, c);
             assertEquals(0, c.constructed.get());
@@ -148,7 +148,7 @@ class BoundedPoolTest {
 
     @ForEachWorkerCount
     void policyPreserve_constructsOnceAndKeepsState(int workers) {
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             Counted.Counters c = new Counted.Counters();
             BoundedPool<Counted> pool = countedPool(1, Pool.Policy.PRESERVE, c);
             int constructed = c.constructed.get();
@@ -181,7 +181,7 @@ class BoundedPoolTest {
         BoundedPool<String> pool = new BoundedPool<>(1, () -> "item");
         AtomicInteger waitingWhenSignalled = new AtomicInteger(-1);
         AtomicReference<String> secondGot = new AtomicReference<>();
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             Event holding = new Event(Event.Mode.MANUAL);
             Event giveBack = new Event(Event.Mode.MANUAL);
             WaitGroup done = new WaitGroup(3);
@@ -251,7 +251,7 @@ class BoundedPoolTest {
         BoundedPool<String> pool = new BoundedPool<>(1, () -> "item");
         AtomicReference<Pool.Loan<String>> result = new AtomicReference<>();
         AtomicLong waitedNanos = new AtomicLong();
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             try (Pool.Loan<String> held = pool.borrow()) {
                 WaitGroup done = new WaitGroup(1);
                 Marl.schedule(() -> {
@@ -286,7 +286,7 @@ class BoundedPoolTest {
     void borrowWithTimeout_getsAnItemReturnedInTime(int workers) {
         BoundedPool<String> pool = new BoundedPool<>(1, () -> "item");
         AtomicReference<String> got = new AtomicReference<>();
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             Pool.Loan<String> held = pool.borrow();
             WaitGroup done = new WaitGroup(1);
             Event waiting = new Event(Event.Mode.MANUAL);
@@ -325,7 +325,7 @@ class BoundedPoolTest {
     void borrowMany_handsEachLoanToTheConsumer(int workers) {
         BoundedPool<Integer> pool = new BoundedPool<>(3, () -> 7);
         AtomicInteger handed = new AtomicInteger();
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             WaitGroup closed = new WaitGroup(10);
             // 10 loans from a pool of 3: each is closed by a task, so the later borrows wait for them.
             pool.borrow(10, loan -> {
@@ -348,7 +348,7 @@ class BoundedPoolTest {
     void close_wakesWaitingBorrowersWithIllegalStateException(int workers) {
         BoundedPool<String> pool = new BoundedPool<>(1, () -> "item");
         AtomicReference<Throwable> thrown = new AtomicReference<>();
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             Pool.Loan<String> held = pool.borrow();
             WaitGroup done = new WaitGroup(1);
             Event started = new Event(Event.Mode.MANUAL);

@@ -194,7 +194,7 @@ class ConditionVariableTest {
         int rounds = 1000;
         for (LockKind kind : LockKind.values()) {
             AtomicInteger turnsTaken = new AtomicInteger();
-            TaskErrors.withBoundScheduler(workers, scheduler -> {
+            TestSchedulers.withBoundScheduler(workers, scheduler -> {
                 Lock lock = kind.create();
                 ConditionVariable cv = new ConditionVariable();
                 int[] turn = {0}; // even: side 0 plays, odd: side 1 plays
@@ -236,7 +236,7 @@ class ConditionVariableTest {
         for (LockKind kind : LockKind.values()) {
             AtomicInteger fiberReleases = new AtomicInteger();
             AtomicInteger threadReleases = new AtomicInteger();
-            TaskErrors.withBoundScheduler(workers, scheduler -> {
+            TestSchedulers.withBoundScheduler(workers, scheduler -> {
                 Lock lock = kind.create();
                 ConditionVariable cv = new ConditionVariable();
                 int[] tickets = {0};
@@ -301,7 +301,7 @@ class ConditionVariableTest {
     private static void assertOneSignalAllReleasesEveryWaiter(int workers, int fibers, int threads, ConditionWait wait) {
         for (LockKind kind : LockKind.values()) {
             AtomicInteger satisfied = new AtomicInteger();
-            TaskErrors.withBoundScheduler(workers, scheduler -> {
+            TestSchedulers.withBoundScheduler(workers, scheduler -> {
                 Lock lock = kind.create();
                 ConditionVariable cv = new ConditionVariable();
                 boolean[] open = {false};
@@ -344,7 +344,7 @@ class ConditionVariableTest {
         int waiters = fibers + threads;
         AtomicInteger returnedWhileFalse = new AtomicInteger(-1);
         AtomicInteger released = new AtomicInteger();
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             Mutex lock = new Mutex();
             ConditionVariable cv = new ConditionVariable();
             boolean[] open = {false};
@@ -392,7 +392,7 @@ class ConditionVariableTest {
     void spuriousFiberWake_inAwait_isToleratedByRecheckingThePredicate(int workers) {
         AtomicInteger returnedEarly = new AtomicInteger(-1);
         AtomicInteger returned = new AtomicInteger();
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             Mutex lock = new Mutex();
             ConditionVariable cv = new ConditionVariable();
             boolean[] ready = {false};
@@ -437,7 +437,7 @@ class ConditionVariableTest {
 
     @ForEachWorkerCount
     void signal_withNobodyWaiting_isNotRemembered(int workers) {
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             Mutex lock = new Mutex();
             ConditionVariable cv = new ConditionVariable();
             cv.signal();
@@ -465,7 +465,7 @@ class ConditionVariableTest {
     void await_releasingAMutexThatAFiberOfTheSameWorkerWaitsFor_doesNotDeadlock(int workers) {
         AtomicInteger secondGotTheMutex = new AtomicInteger();
         AtomicBoolean firstReturned = new AtomicBoolean();
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             Mutex mutex = new Mutex();
             ConditionVariable cv = new ConditionVariable();
             boolean[] ready = {false};
@@ -554,7 +554,7 @@ class ConditionVariableTest {
     @ForEachWorkerCount
     void timedWaiters_thatTimeOut_doNotSwallowSignalsMeantForOthers(int workers) {
         AtomicBoolean longWaiterReleased = new AtomicBoolean();
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             Mutex lock = new Mutex();
             ConditionVariable cv = new ConditionVariable();
             boolean[] ready = {false};

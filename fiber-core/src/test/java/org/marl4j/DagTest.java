@@ -70,7 +70,7 @@ class DagTest {
     @ForEachWorkerCount
     void chainWithoutData(int workers) {
         List<String> order = Collections.synchronizedList(new ArrayList<>());
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             Dag.Builder<Void> builder = Dag.builder();
             builder.root()
                     .then(v -> order.add("A"))
@@ -84,7 +84,7 @@ class DagTest {
     @ForEachWorkerCount
     void chainWithData(int workers) {
         Data data = new Data();
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             Dag.Builder<Data> builder = Dag.builder();
             builder.root().then(push("A")).then(push("B")).then(push("C"));
             builder.build().run(data);
@@ -95,7 +95,7 @@ class DagTest {
     @ForEachWorkerCount
     void runRepeatedly_withDifferentData(int workers) {
         List<Data> runs = List.of(new Data(), new Data(), new Data());
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             Dag.Builder<Data> builder = Dag.builder();
             builder.root().then(push("A")).then(push("B")).then(push("C"));
             Dag<Data> dag = builder.build();
@@ -109,7 +109,7 @@ class DagTest {
     @ForEachWorkerCount
     void fanOutFromRoot(int workers) {
         Data data = new Data();
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             Dag.Builder<Data> builder = Dag.builder();
             Dag.Node<Data> root = builder.root();
             root.then(push("A"));
@@ -125,7 +125,7 @@ class DagTest {
     @ForEachWorkerCount
     void fanOutFromNonRoot(int workers) {
         Data data = new Data();
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             Dag.Builder<Data> builder = Dag.builder();
             Dag.Node<Data> n = builder.root().then(push("N"));
             n.then(push("A"));
@@ -148,7 +148,7 @@ class DagTest {
     @ForEachWorkerCount
     void fanOutFanIn(int workers) {
         Data data = new Data();
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             Dag.Builder<Data> b = Dag.builder();
             Dag.Node<Data> a0 = b.root().then(push("A0"));
             Dag.Node<Data> b0 = a0.then(push("B0"));
@@ -179,7 +179,7 @@ class DagTest {
         int nodes = 300;
         Random random = new Random(workers * 31L + 7);
         List<int[]> edges = new ArrayList<>();
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             Dag.Builder<Timeline> b = Dag.builder();
             List<Dag.Node<Timeline>> made = new ArrayList<>();
             for (int id = 0; id < nodes; id++) {
@@ -207,7 +207,7 @@ class DagTest {
 
     @ForEachWorkerCount
     void independentNodes_runInParallel(int workers) {
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             // Each sibling arrives, then waits for the other: if the DAG ran them one after the
             // other, the first would wait in vain and report false.
             WaitGroup bothStarted = new WaitGroup(2);
@@ -232,7 +232,7 @@ class DagTest {
         for (int i = 0; i < runs; i++) {
             results.add(new Data());
         }
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             Dag.Builder<Data> b = Dag.builder();
             Dag.Node<Data> a = b.root().then(push("A"));
             Dag.Node<Data> x = a.then(push("X"));
@@ -259,7 +259,7 @@ class DagTest {
     void longChain_doesNotOverflowTheStack() {
         int length = 100_000;
         AtomicInteger ran = new AtomicInteger();
-        TaskErrors.withBoundScheduler(1, scheduler -> {
+        TestSchedulers.withBoundScheduler(1, scheduler -> {
             Dag.Builder<Void> b = Dag.builder();
             Dag.Node<Void> node = b.root();
             for (int i = 0; i < length; i++) {
@@ -277,7 +277,7 @@ class DagTest {
     void failingNode_skipsItsDescendants_runsTheRest_andRunRethrows(int workers) {
         Data data = new Data();
         IllegalStateException boom = new IllegalStateException("boom");
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             Dag.Builder<Data> b = Dag.builder();
             Dag.Node<Data> a = b.root().then(push("A"));
             Dag.Node<Data> failing = a.then(d -> {
@@ -302,7 +302,7 @@ class DagTest {
 
     @ForEachWorkerCount
     void severalFailures_firstIsThrownOthersSuppressed(int workers) {
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             Dag.Builder<Void> b = Dag.builder();
             Dag.Node<Void> first = b.root().then(v -> {
                 throw new IllegalArgumentException("first");
@@ -320,7 +320,7 @@ class DagTest {
 
     @ForEachWorkerCount
     void twoNodesThrowingTheSameInstance_throwIt_once(int workers) {
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             IllegalStateException shared = new IllegalStateException("shared");
             Dag.Builder<Void> b = Dag.builder();
             b.root().then(v -> {
@@ -434,6 +434,6 @@ class DagTest {
     void emptyDag_runsAndReturns() {
         Dag<Void> dag = Dag.<Void>builder().build();
         assertEquals(1, dag.size());
-        TaskErrors.withBoundScheduler(0, scheduler -> dag.run());
+        TestSchedulers.withBoundScheduler(0, scheduler -> dag.run());
     }
 }

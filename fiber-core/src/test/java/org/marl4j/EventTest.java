@@ -107,7 +107,7 @@ class EventTest {
         AtomicInteger counter = new AtomicInteger();
         List<Integer> afterEachSignal = new ArrayList<>();
         List<Boolean> extraRelease = new ArrayList<>();
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             Event event = new Event(Event.Mode.AUTO);
             Event done = new Event(Event.Mode.AUTO);
             AtomicInteger waiting = new AtomicInteger();
@@ -136,7 +136,7 @@ class EventTest {
     void manualSignal_releasesEveryWaitingFiber_andStaysRaised(int workers) {
         AtomicInteger counter = new AtomicInteger();
         AtomicBoolean stillSignalled = new AtomicBoolean();
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             Event event = new Event(Event.Mode.MANUAL);
             WaitGroup wg = new WaitGroup(1000);
             for (int i = 0; i < 1000; i++) {
@@ -158,7 +158,7 @@ class EventTest {
     void events_releaseFibersInTheSignalledSequence(int workers) {
         for (Event.Mode mode : Event.Mode.values()) {
             StringBuffer sequence = new StringBuffer();
-            TaskErrors.withBoundScheduler(workers, scheduler -> {
+            TestSchedulers.withBoundScheduler(workers, scheduler -> {
                 Event a = new Event(mode);
                 Event b = new Event(mode);
                 Event c = new Event(mode);
@@ -243,7 +243,7 @@ class EventTest {
     @ForEachWorkerCount
     void timedAwait_returnsTrueWhenSignalledBeforeTheTimeout(int workers) {
         AtomicInteger signalled = new AtomicInteger();
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             Event event = new Event(Event.Mode.MANUAL);
             WaitGroup wg = new WaitGroup(1000);
             for (int i = 0; i < 1000; i++) {
@@ -265,7 +265,7 @@ class EventTest {
         Duration timeout = Duration.ofMillis(10);
         AtomicInteger timedOut = new AtomicInteger();
         AtomicInteger tooEarly = new AtomicInteger();
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             Event event = new Event(Event.Mode.AUTO);
             WaitGroup wg = new WaitGroup(1000);
             for (int i = 0; i < 1000; i++) {
@@ -291,7 +291,7 @@ class EventTest {
         int waiters = 100;
         int signals = 40;
         AtomicInteger released = new AtomicInteger();
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             Event event = new Event(Event.Mode.AUTO);
             Event oneReleased = new Event(Event.Mode.AUTO);
             WaitGroup wg = new WaitGroup(waiters);
@@ -327,7 +327,7 @@ class EventTest {
     void spuriousFiberWake_doesNotReturnFromAwait(int workers) {
         AtomicInteger returned = new AtomicInteger();
         AtomicInteger returnedEarly = new AtomicInteger(-1);
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             Event event = new Event(Event.Mode.AUTO);
             AtomicReference<Fiber> waiter = new AtomicReference<>();
             WaitGroup wg = new WaitGroup(1);
@@ -402,7 +402,7 @@ class EventTest {
 
     @ForEachWorkerCount
     void any_isSignalledWhenOneOfItsEventsIsSignalledLater(int workers) {
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             for (int i = 0; i < 3; i++) {
                 List<Event> events = List.of(new Event(), new Event(), new Event());
                 Event any = Event.any(Event.Mode.AUTO, events);
@@ -431,7 +431,7 @@ class EventTest {
     @ForEachWorkerCount
     void any_wakesAFiberWaitingOnIt_whenAPlainThreadSignalsAnInput(int workers) {
         AtomicInteger woke = new AtomicInteger();
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             Event a = new Event();
             Event b = new Event();
             Event any = Event.any(Event.Mode.AUTO, a, b);
@@ -525,7 +525,7 @@ class EventTest {
     void plainThreadWaiter_isSignalledByAFiber_andFiberWaiterByAPlainThread(int workers) {
         AtomicBoolean plainReleased = new AtomicBoolean();
         AtomicBoolean fiberReleased = new AtomicBoolean();
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             Event toPlain = new Event();
             Event toFiber = new Event();
             WaitGroup wg = new WaitGroup(1);
@@ -547,7 +547,7 @@ class EventTest {
 
     @ForEachWorkerCount
     void boundThread_waitingOnAnEvent_isReleasedByAPlainThread(int workers) {
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             Event event = new Event(Event.Mode.AUTO);
             Thread signaller = Thread.ofPlatform().start(event::signal);
             event.await();

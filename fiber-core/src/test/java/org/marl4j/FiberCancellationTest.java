@@ -21,7 +21,7 @@ class FiberCancellationTest {
 
     @ForEachWorkerCount
     void cancel_endsTheWaitTheFiberIsSuspendedIn_withFiberCancelledException(int workers) {
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             AtomicReference<FiberCancellation> handle = new AtomicReference<>();
             Event opened = new Event(Event.Mode.MANUAL);
             Event never = new Event(Event.Mode.MANUAL);
@@ -41,7 +41,7 @@ class FiberCancellationTest {
 
     @ForEachWorkerCount
     void cancel_fromAPlainThread_endsATimedWait(int workers) {
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             AtomicReference<FiberCancellation> handle = new AtomicReference<>();
             Event never = new Event(Event.Mode.MANUAL);
             AtomicReference<Throwable> thrown = new AtomicReference<>();
@@ -80,7 +80,7 @@ class FiberCancellationTest {
 
     @ForEachWorkerCount
     void afterCancel_everyLaterWaitThrows_untilClose_thenTheFiberWaitsNormally(int workers) {
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             int thrown = TestSchedulers.runOnFiber(scheduler, () -> {
                 int count = 0;
                 FiberCancellation cancellation = FiberCancellation.open();
@@ -110,7 +110,7 @@ class FiberCancellationTest {
 
     @ForEachWorkerCount
     void aCancelledWaitWhoseConditionHoldsReturnsNormally(int workers) {
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             boolean returned = TestSchedulers.runOnFiber(scheduler, () -> {
                 try (FiberCancellation cancellation = FiberCancellation.open()) {
                     cancellation.cancel();
@@ -126,7 +126,7 @@ class FiberCancellationTest {
 
     @ForEachWorkerCount
     void aCancelledConditionWait_takesItsMutexBackBeforeThrowing(int workers) {
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             Mutex mutex = new Mutex();
             ConditionVariable condition = new ConditionVariable();
             AtomicReference<FiberCancellation> handle = new AtomicReference<>();
@@ -162,7 +162,7 @@ class FiberCancellationTest {
 
     @ForEachWorkerCount
     void scopesNest_anOuterCancellationOutlivesAnInnerScope_andAnInnerOneEndsWithIt(int workers) {
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             List<String> seen = TestSchedulers.runOnFiber(scheduler, () -> {
                 List<String> log = new ArrayList<>();
                 try (FiberCancellation outer = FiberCancellation.open()) {
@@ -197,7 +197,7 @@ class FiberCancellationTest {
 
     @Test
     void cancelReturnsTrueOnce_andNothingAfterClose() {
-        TaskErrors.withBoundScheduler(1, scheduler -> {
+        TestSchedulers.withBoundScheduler(1, scheduler -> {
             TestSchedulers.runOnFiber(scheduler, () -> {
                 FiberCancellation first = FiberCancellation.open();
                 assertTrue(first.cancel());
@@ -217,7 +217,7 @@ class FiberCancellationTest {
 
     @Test
     void close_onAnotherFiber_throwsNamingTheFix() {
-        TaskErrors.withBoundScheduler(2, scheduler -> {
+        TestSchedulers.withBoundScheduler(2, scheduler -> {
             FiberCancellation cancellation = TestSchedulers.runOnFiber(scheduler, FiberCancellation::open);
             IllegalStateException e = assertThrows(IllegalStateException.class, cancellation::close);
             assertTrue(e.getMessage().contains("must be closed by the fiber that opened it"), e.getMessage());
@@ -270,7 +270,7 @@ class FiberCancellationTest {
     @ForEachWorkerCount
     void cancellingWhileScopesOpenAndClose_neverHangs_andNeverLeaksIntoLaterWaits(int workers) {
         int fibers = TestSchedulers.stress() ? 2_000 : 300;
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             AtomicReferenceArray<FiberCancellation> scopes = new AtomicReferenceArray<>(fibers);
             AtomicInteger cancelledWaits = new AtomicInteger();
             AtomicInteger leakedCancels = new AtomicInteger();

@@ -3,6 +3,7 @@ package org.marl4j;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.logging.Handler;
+import java.util.logging.Level;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 
@@ -19,11 +20,11 @@ import java.util.logging.Logger;
  */
 public final class LogCapture implements AutoCloseable {
     private final Logger logger;
-    private final List<String> lines = new CopyOnWriteArrayList<>();
+    private final List<LogRecord> records = new CopyOnWriteArrayList<>();
     private final Handler handler = new Handler() {
         @Override
         public void publish(LogRecord record) {
-            lines.add(record.getLevel() + " " + record.getMessage());
+            records.add(record);
         }
 
         @Override
@@ -43,14 +44,19 @@ public final class LogCapture implements AutoCloseable {
         return new LogCapture(loggerClass.getName());
     }
 
-    /** lines() is what was logged so far, in order. */
+    /** lines() is what was logged so far, in order, as "LEVEL message" lines. */
     public List<String> lines() {
-        return List.copyOf(lines);
+        return records.stream().map(record -> record.getLevel() + " " + record.getMessage()).toList();
+    }
+
+    /** warnings() is what was logged so far at WARNING or above, in order, with the throwables logged. */
+    public List<LogRecord> warnings() {
+        return records.stream().filter(record -> record.getLevel().intValue() >= Level.WARNING.intValue()).toList();
     }
 
     /** contains(parts...) says whether some line contains every one of parts. */
     public boolean contains(String... parts) {
-        return lines.stream().anyMatch(line -> {
+        return lines().stream().anyMatch(line -> {
             for (String part : parts) {
                 if (!line.contains(part)) {
                     return false;
@@ -67,6 +73,6 @@ public final class LogCapture implements AutoCloseable {
 
     @Override
     public String toString() {
-        return lines.toString();
+        return lines().toString();
     }
 }

@@ -1,8 +1,10 @@
 package org.marl4j;
 
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -127,5 +129,22 @@ class LoomAccessTest {
         assertTrue(message.contains("MAVEN_OPTS for mvn exec:java"), message);
         assertTrue(message.contains("Surefire's argLine"), message);
         assertTrue(message.contains("'Running with the flag'"), message);
+    }
+
+    @Test
+    void aJdkOlderThan25_isRefusedNamingTheRunningVersionAndTheRequirement() {
+        String message = LoomAccess.unsupportedJdkMessage(Runtime.Version.parse("21.0.5+11"), "/opt/jdk-21");
+        assertTrue(message.startsWith("marl4j needs JDK 25 or later"), message);
+        assertTrue(message.contains("this JVM is Java 21.0.5+11 (/opt/jdk-21)"), message);
+        assertTrue(message.contains("Run it on a JDK 25 or later."), message);
+        assertTrue(LoomAccess.unsupportedJdkMessage(Runtime.Version.parse("24"), "/opt/jdk-24").contains("Java 24 "));
+    }
+
+    @Test
+    void jdk25AndLater_areAccepted() {
+        assertNull(LoomAccess.unsupportedJdkMessage(Runtime.Version.parse("25"), "/opt/jdk-25"));
+        assertNull(LoomAccess.unsupportedJdkMessage(Runtime.Version.parse("25.0.1+8-LTS"), "/opt/jdk-25"));
+        assertNull(LoomAccess.unsupportedJdkMessage(Runtime.Version.parse("26-ea+3"), "/opt/jdk-26"));
+        assertDoesNotThrow(LoomAccess::requireSupportedJdk); // this JVM: the build runs its tests on JDK 25+
     }
 }

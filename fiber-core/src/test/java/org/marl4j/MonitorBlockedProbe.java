@@ -17,7 +17,6 @@ final class MonitorBlockedProbe {
     private MonitorBlockedProbe() {}
 
     public static void main(String[] args) throws InterruptedException {
-        Monitor.strandedWarningNanos = Duration.ofMillis(50).toNanos();
         CountDownLatch warned = new CountDownLatch(1);
         Logger.getLogger(Scheduler.class.getName()).addHandler(new Handler() {
             @Override
@@ -34,8 +33,10 @@ final class MonitorBlockedProbe {
             @Override
             public void close() {}
         });
-        Scheduler scheduler = new Scheduler(new Scheduler.Config().setWorkerThreadCount(1).setThreadNamePrefix("probe-worker-")
-                .setFiberEngine(FiberEngine.CONTINUATIONS));
+        Scheduler.Config config = new Scheduler.Config().setWorkerThreadCount(1).setThreadNamePrefix("probe-worker-")
+                .setFiberEngine(FiberEngine.CONTINUATIONS);
+        config.strandedWarningAfter = Duration.ofMillis(50);
+        Scheduler scheduler = new Scheduler(config);
         Object lock = new Object();
         Event never = new Event(Event.Mode.MANUAL);
         scheduler.enqueue(new Task(() -> {

@@ -233,21 +233,18 @@ class MonitorTest {
     /**
      * onOneWorkerWarnedOfSoon(body) runs body with a one-worker scheduler whose monitor warns of
      * stranded work after 50 ms and the scheduler's log captured; then it opens release, so that
-     * the blocking task ends, and restores the warning delay.
+     * the blocking task ends.
      */
     private static void onOneWorkerWarnedOfSoon(StrandedWarningBody body) {
-        long before = Monitor.strandedWarningNanos;
-        Monitor.strandedWarningNanos = Duration.ofMillis(50).toNanos();
+        Scheduler.Config config = TestSchedulers.config(1).setFiberEngine(FiberEngine.CONTINUATIONS);
+        config.strandedWarningAfter = Duration.ofMillis(50);
         CountDownLatch release = new CountDownLatch(1);
-        try (LogCapture log = LogCapture.of(Scheduler.class);
-                Scheduler scheduler = new Scheduler(TestSchedulers.config(1).setFiberEngine(FiberEngine.CONTINUATIONS))) {
+        try (LogCapture log = LogCapture.of(Scheduler.class); Scheduler scheduler = new Scheduler(config)) {
             try {
                 body.run(scheduler, log, release);
             } finally {
                 release.countDown();
             }
-        } finally {
-            Monitor.strandedWarningNanos = before;
         }
     }
 
@@ -291,7 +288,7 @@ class MonitorTest {
             Worker starting = new Worker(scheduler, 0, Worker.Mode.MULTI_THREADED, false);
             starting.work.setActivity(Work.ACTIVE);
             starting.work.enqueue(new Task(() -> { }), starting);
-            Monitor monitor = new Monitor(scheduler, new Worker[] {starting}, 1, "test-monitor");
+            Monitor monitor = new Monitor(scheduler, new Worker[] {starting}, 1, Duration.ofSeconds(5).toNanos(), "test-monitor");
             long start = System.nanoTime();
             monitor.check(start);
             assertEquals(0, starting.stats.tasksBlocking, "the first sample is a baseline, not a stall since time 0");

@@ -236,7 +236,7 @@ class RegistrationTest {
 
     @Test
     void onZero_fromFibers_releasesWithOneWorker() {
-        TaskErrors.withBoundScheduler(1, scheduler -> {
+        TestSchedulers.withBoundScheduler(1, scheduler -> {
             WaitGroup wg = new WaitGroup(1);
             Event released = new Event(Event.Mode.MANUAL);
             wg.onZero(released::signal);

@@ -61,7 +61,7 @@ class SchedulerStressTest {
         Mutex mutex = new Mutex();
         LinkedBlockingQueue<Event> wakeRequests = new LinkedBlockingQueue<>();
         AtomicBoolean stopWakers = new AtomicBoolean();
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             List<Thread> wakers = new ArrayList<>();
             for (int w = 0; w < 2; w++) {
                 long wakerSeed = SEED + 1000 + w;
@@ -208,7 +208,7 @@ class SchedulerStressTest {
         int rounds = STRESS ? 20000 : 2000;
         int[] turns = new int[pairs];
         AtomicInteger plainSides = new AtomicInteger();
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             SplittableRandom random = new SplittableRandom(SEED);
             WaitGroup fiberSidesDone = new WaitGroup();
             List<Thread> plainThreads = new ArrayList<>();
@@ -268,7 +268,7 @@ class SchedulerStressTest {
         int rounds = STRESS ? 200 : 30;
         AtomicInteger passes = new AtomicInteger();
         AtomicInteger plainThreadFailures = new AtomicInteger();
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             SplittableRandom random = new SplittableRandom(SEED);
             Event[] gates = new Event[rounds];
             WaitGroup[] arrived = new WaitGroup[rounds];

@@ -117,7 +117,7 @@ class SchedulerTest {
 
     @ForEachWorkerCount
     void config_keepsTheWorkerThreadCount(int workers) {
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             assertEquals(workers, scheduler.config().getWorkerThreadCount());
             assertEquals(workers, Scheduler.get().config().getWorkerThreadCount());
         });
@@ -125,13 +125,13 @@ class SchedulerTest {
 
     @Test
     void bind_twiceOnOneThread_throwsIllegalState() {
-        TaskErrors.withBoundScheduler(0, scheduler -> assertThrows(IllegalStateException.class, scheduler::bind));
+        TestSchedulers.withBoundScheduler(0, scheduler -> assertThrows(IllegalStateException.class, scheduler::bind));
     }
 
     @Test
     void bind_whileAnotherSchedulerIsBound_throwsIllegalState() {
         try (Scheduler other = new Scheduler(TestSchedulers.config(0))) {
-            TaskErrors.withBoundScheduler(0, scheduler -> assertThrows(IllegalStateException.class, other::bind));
+            TestSchedulers.withBoundScheduler(0, scheduler -> assertThrows(IllegalStateException.class, other::bind));
         }
     }
 
@@ -168,7 +168,7 @@ class SchedulerTest {
     @ForEachWorkerCount
     void scheduledTasks_allRun(int workers) {
         AtomicInteger counter = new AtomicInteger();
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             WaitGroup wg = new WaitGroup(1000);
             for (int i = 0; i < 1000; i++) {
                 Marl.schedule(() -> {
@@ -185,7 +185,7 @@ class SchedulerTest {
     void tasksThatScheduleTasks_allRun(int workers) {
         int depth = 9; // a binary tree of 2^10 - 1 tasks
         AtomicInteger ran = new AtomicInteger();
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             WaitGroup wg = new WaitGroup(1);
             Marl.schedule(() -> spawnTree(depth, ran, wg));
             assertTrue(wg.await(LONG));
@@ -206,7 +206,7 @@ class SchedulerTest {
     @ForEachWorkerCount
     void close_afterUnbind_runsEveryPendingTask(int workers) {
         AtomicInteger counter = new AtomicInteger();
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             for (int i = 0; i < 1000; i++) {
                 Marl.schedule(counter::incrementAndGet);
             }
@@ -219,7 +219,7 @@ class SchedulerTest {
     @ForEachWorkerCount
     void close_afterUnbind_resumesEveryBlockedFiber(int workers) {
         AtomicInteger counter = new AtomicInteger();
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             WaitGroup gate = new WaitGroup(1);
             for (int i = 0; i < 1000; i++) {
                 Marl.schedule(() -> {
@@ -237,7 +237,7 @@ class SchedulerTest {
     @ForEachWorkerCount
     void tasks_runOnlyOnWorkerThreads_orOnTheBoundThreadWhenThereAreNone(int workers) {
         Set<Thread> threads = ConcurrentHashMap.newKeySet();
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             WaitGroup wg = new WaitGroup(10_000);
             for (int i = 0; i < 10_000; i++) {
                 Marl.schedule(() -> {
@@ -295,7 +295,7 @@ class SchedulerTest {
         int tasks = 1000;
         AtomicInteger started = new AtomicInteger();
         AtomicInteger moved = new AtomicInteger();
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             WaitGroup fence = new WaitGroup(1);
             WaitGroup wg = new WaitGroup(tasks);
             for (int i = 0; i < tasks; i++) {
@@ -364,7 +364,7 @@ class SchedulerTest {
     void blockedFibers_areWokenByTasksOnOtherFibers_inAChain(int workers) {
         int length = 200;
         StringBuffer order = new StringBuffer();
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             Event[] links = IntStream.rangeClosed(0, length).mapToObj(i -> new Event()).toArray(Event[]::new);
             // Enqueue in reverse so that, where tasks start in order, each blocks before its link is signalled.
             for (int i = length - 1; i >= 0; i--) {
@@ -387,7 +387,7 @@ class SchedulerTest {
         int rounds = 2000;
         AtomicInteger pings = new AtomicInteger();
         AtomicInteger pongs = new AtomicInteger();
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             Event ping = new Event(Event.Mode.AUTO);
             Event pong = new Event(Event.Mode.AUTO);
             WaitGroup wg = new WaitGroup(2);
@@ -416,7 +416,7 @@ class SchedulerTest {
     @ForEachWorkerCount
     void fiberAwait_returnsTrueWhenWokenWithThePredicateTrue(int workers) {
         AtomicReference<Boolean> result = new AtomicReference<>();
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             WaitGroup wg = new WaitGroup(1);
             Mutex mutex = new Mutex();
             boolean[] ready = {false};
@@ -443,7 +443,7 @@ class SchedulerTest {
     @ForEachWorkerCount
     void fiberAwait_untimed_isWokenByAPlainThread(int workers) {
         AtomicInteger resumed = new AtomicInteger();
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             Mutex mutex = new Mutex();
             boolean[] ready = {false};
             AtomicReference<Fiber> waiter = new AtomicReference<>();
@@ -475,7 +475,7 @@ class SchedulerTest {
         Duration timeout = Duration.ofMillis(20);
         AtomicReference<Boolean> result = new AtomicReference<>();
         AtomicReference<Long> elapsed = new AtomicReference<>();
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             WaitGroup wg = new WaitGroup(1);
             Marl.schedule(() -> {
                 Mutex mutex = new Mutex();
@@ -499,7 +499,7 @@ class SchedulerTest {
     void fiberAwait_spuriousWake_reChecksThePredicateAndKeepsWaiting(int workers) {
         AtomicInteger checks = new AtomicInteger();
         AtomicInteger returned = new AtomicInteger();
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             Mutex mutex = new Mutex();
             boolean[] ready = {false};
             AtomicReference<Fiber> waiter = new AtomicReference<>();
@@ -539,7 +539,7 @@ class SchedulerTest {
     @ForEachWorkerCount
     void fiberAwait_onAFiberOtherThanTheCurrentOne_throwsIllegalState(int workers) {
         AtomicReference<Throwable> thrown = new AtomicReference<>();
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             Fiber main = Fiber.current();
             WaitGroup wg = new WaitGroup(1);
             Marl.schedule(() -> {
@@ -568,7 +568,7 @@ class SchedulerTest {
     void fiberAwait_releasingAMutexThatAFiberOfTheSameWorkerWaitsFor_doesNotDeadlock(int workers) {
         AtomicBoolean secondGotTheMutex = new AtomicBoolean();
         AtomicBoolean firstReturned = new AtomicBoolean();
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             Mutex mutex = new Mutex();
             boolean[] ready = {false};
             WaitGroup wg = new WaitGroup(2);
@@ -614,7 +614,7 @@ class SchedulerTest {
         Duration nap = Duration.ofMillis(10);
         AtomicInteger tooShort = new AtomicInteger();
         AtomicInteger woke = new AtomicInteger();
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             WaitGroup wg = new WaitGroup(200);
             for (int i = 0; i < 200; i++) {
                 Marl.schedule(() -> {
@@ -636,7 +636,7 @@ class SchedulerTest {
     @ForEachWorkerCount
     void fiberYield_letsTheTasksAlreadyQueuedOnItsWorkerRunFirst(int workers) {
         AtomicReference<String> seenAfterYield = new AtomicReference<>();
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             WaitGroup wg = new WaitGroup(1);
             Marl.schedule(() -> {
                 StringBuffer ran = new StringBuffer();
@@ -655,7 +655,7 @@ class SchedulerTest {
     @Test
     void fiberYield_onTheBoundThread_runsItsQueuedTasks() {
         StringBuffer ran = new StringBuffer();
-        TaskErrors.withBoundScheduler(0, scheduler -> {
+        TestSchedulers.withBoundScheduler(0, scheduler -> {
             Marl.schedule(() -> ran.append('x'));
             Marl.schedule(() -> ran.append('y'));
             Fiber.yield();
@@ -671,7 +671,7 @@ class SchedulerTest {
         int children = 20;
         AtomicInteger elsewhere = new AtomicInteger();
         AtomicInteger ran = new AtomicInteger();
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             WaitGroup wg = new WaitGroup(parents * children);
             for (int p = 0; p < parents; p++) {
                 Marl.schedule(() -> {
@@ -699,7 +699,7 @@ class SchedulerTest {
     @ForEachWorkerCount
     void sameThreadTasks_enqueuedByTheBoundThread_runOnIt(int workers) {
         Set<Thread> threads = ConcurrentHashMap.newKeySet();
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             WaitGroup wg = new WaitGroup(100);
             for (int i = 0; i < 100; i++) {
                 scheduler.enqueue(new Task(() -> {

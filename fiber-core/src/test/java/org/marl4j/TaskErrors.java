@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.function.Consumer;
 
 /**
  * Collects what tasks throw, so that an assertion failing inside a task fails the test instead of
@@ -12,7 +11,7 @@ import java.util.function.Consumer;
  */
 public final class TaskErrors implements Thread.UncaughtExceptionHandler {
     /** How long a wait that must succeed may take before the test calls the feature broken. */
-    public static final Duration LONG = Duration.ofSeconds(30);
+    public static final Duration LONG = TestSchedulers.PATIENCE;
 
     private final Queue<Throwable> errors = new ConcurrentLinkedQueue<>();
 
@@ -38,16 +37,6 @@ public final class TaskErrors implements Thread.UncaughtExceptionHandler {
             all.stream().skip(1).forEach(failure::addSuppressed);
             throw failure;
         }
-    }
-
-    /**
-     * withBoundScheduler(workers, body) is {@link TestSchedulers#withBoundScheduler(int, Consumer)}
-     * that also fails if any task threw.
-     */
-    public static void withBoundScheduler(int workers, Consumer<Scheduler> body) {
-        TaskErrors errors = new TaskErrors();
-        TestSchedulers.withBoundScheduler(errors.config(workers), body);
-        errors.assertNone();
     }
 
     /** join(thread) waits up to {@link #LONG} for a plain thread and fails if it is still alive. */

@@ -44,19 +44,29 @@ public final class TestSchedulers {
 
     /**
      * withBoundScheduler(workers, body) creates a scheduler, binds it to this thread, runs body,
-     * unbinds (unless body did, or closed the scheduler), closes, and asserts that none of its
-     * worker threads is still alive.
+     * unbinds (unless body did, or closed the scheduler), closes, asserts that none of its worker
+     * threads is still alive, and fails if any task threw (see {@link TaskErrors}).
      */
     public static void withBoundScheduler(int workers, Consumer<Scheduler> body) {
         withBoundScheduler(config(workers), body);
     }
 
-    /** withBoundScheduler(config, body) is {@link #withBoundScheduler(int, Consumer)} for a given config. */
+    /**
+     * withBoundScheduler(config, body) is {@link #withBoundScheduler(int, Consumer)} for a given
+     * config. A config with an uncaught-exception handler of its own keeps it: the test then judges
+     * what its tasks threw; any other fails if a task threw.
+     */
     public static void withBoundScheduler(Scheduler.Config config, Consumer<Scheduler> body) {
-        try (Scheduler scheduler = new Scheduler(config); Scheduler.Binding binding = scheduler.bind()) {
+        TaskErrors errors = new TaskErrors();
+        Scheduler.Config used = config.copy();
+        if (used.getUncaughtExceptionHandler() == null) {
+            used.setUncaughtExceptionHandler(errors);
+        }
+        try (Scheduler scheduler = new Scheduler(used); Scheduler.Binding binding = scheduler.bind()) {
             body.accept(scheduler);
         }
         assertNoThreadsLeft(config.getThreadNamePrefix());
+        errors.assertNone();
     }
 
     /**

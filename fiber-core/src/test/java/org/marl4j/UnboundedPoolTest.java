@@ -28,7 +28,7 @@ class UnboundedPoolTest {
 
     @ForEachWorkerCount
     void borrow_growsWithoutWaiting(int workers) {
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             UnboundedPool<Object> pool = new UnboundedPool<>(Pool.Policy.PRESERVE, Object::new);
             List<Pool.Loan<Object>> loans = new ArrayList<>();
             for (int i = 0; i < 100; i++) {
@@ -50,7 +50,7 @@ class UnboundedPoolTest {
         AtomicInteger outstanding = new AtomicInteger();
         AtomicInteger maxOutstanding = new AtomicInteger();
         UnboundedPool<int[]> pool = new UnboundedPool<>(Pool.Policy.PRESERVE, () -> new int[1]);
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             WaitGroup done = new WaitGroup(tasks);
             for (int i = 0; i < tasks; i++) {
                 Marl.schedule(() -> {

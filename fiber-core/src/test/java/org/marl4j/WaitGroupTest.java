@@ -82,7 +82,7 @@ class WaitGroupTest {
     @ForEachWorkerCount
     void await_returnsAfterOneTaskCallsDone(int workers) {
         AtomicInteger counter = new AtomicInteger();
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             WaitGroup wg = new WaitGroup(1);
             Marl.schedule(() -> {
                 counter.incrementAndGet();
@@ -96,7 +96,7 @@ class WaitGroupTest {
     @ForEachWorkerCount
     void await_returnsAfterTenTasksCallDone(int workers) {
         AtomicInteger counter = new AtomicInteger();
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             WaitGroup wg = new WaitGroup(10);
             for (int i = 0; i < 10; i++) {
                 Marl.schedule(() -> {
@@ -114,7 +114,7 @@ class WaitGroupTest {
         int tasks = 2000;
         AtomicInteger counter = new AtomicInteger();
         AtomicInteger zeroReached = new AtomicInteger();
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             WaitGroup wg = new WaitGroup(tasks); // counted up front: tasks may finish while the loop runs
             for (int i = 0; i < tasks; i++) {
                 Marl.schedule(() -> {
@@ -134,7 +134,7 @@ class WaitGroupTest {
     void manyFibers_waitingOnOneGroup_areAllReleased(int workers) {
         int waiters = 500;
         AtomicInteger released = new AtomicInteger();
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             WaitGroup gate = new WaitGroup(1);
             WaitGroup started = new WaitGroup(waiters);
             WaitGroup finished = new WaitGroup(waiters);
@@ -157,7 +157,7 @@ class WaitGroupTest {
     @ForEachWorkerCount
     void tasksThatAddBeforeScheduling_keepTheGroupOpenUntilTheirChildrenFinish(int workers) {
         AtomicInteger leaves = new AtomicInteger();
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             WaitGroup wg = new WaitGroup(10);
             for (int i = 0; i < 10; i++) {
                 Marl.schedule(() -> {
@@ -183,7 +183,7 @@ class WaitGroupTest {
     void timedAwait_onAFiber_returnsFalseAfterTheTimeout_thenTrueOnceDone(int workers) {
         Duration timeout = Duration.ofMillis(20);
         List<Object> results = new ArrayList<>();
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             WaitGroup wg = new WaitGroup(1);
             WaitGroup finished = new WaitGroup(1);
             Marl.schedule(() -> {
@@ -208,7 +208,7 @@ class WaitGroupTest {
 
     @ForEachWorkerCount
     void timedAwait_onTheBoundThread_timesOutThenSeesDone(int workers) {
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             WaitGroup wg = new WaitGroup(1);
             assertFalse(wg.await(Duration.ofMillis(10)));
             Marl.schedule(wg::done);
@@ -234,7 +234,7 @@ class WaitGroupTest {
     void plainThreads_waiting_areReleasedByTasks(int workers) {
         int threads = 8;
         AtomicInteger released = new AtomicInteger();
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             WaitGroup wg = new WaitGroup(100);
             AtomicInteger waiting = new AtomicInteger();
             List<Thread> waiters = new ArrayList<>();

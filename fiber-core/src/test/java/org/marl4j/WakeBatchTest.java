@@ -23,7 +23,7 @@ class WakeBatchTest {
     @ForEachWorkerCount
     void aCrowdReleasedFromAnotherThread_allResume(int workers) {
         AtomicInteger resumed = new AtomicInteger();
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             Event release = new Event(Event.Mode.MANUAL);
             WaitGroup done = suspendCrowd(scheduler, release::await, () -> {}, resumed);
             Thread signaller = Thread.ofPlatform().start(release::signal);
@@ -36,7 +36,7 @@ class WakeBatchTest {
     @ForEachWorkerCount
     void aCrowdReleasedByOneOfItsWorkers_allResume(int workers) {
         AtomicInteger resumed = new AtomicInteger();
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             WaitGroup gate = new WaitGroup(1);
             WaitGroup done = suspendCrowd(scheduler, gate::await, () -> {}, resumed);
             // Released on a fiber: its own worker's waiters are woken at once, the others' in runs.
@@ -49,7 +49,7 @@ class WakeBatchTest {
     @ForEachWorkerCount
     void fibersAlsoWokenOneByOne_whileTheirCrowdIsReleased_resumeExactlyOnce(int workers) {
         AtomicInteger resumed = new AtomicInteger();
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             Event release = new Event(Event.Mode.MANUAL);
             ConcurrentLinkedQueue<Fiber> fibers = new ConcurrentLinkedQueue<>();
             // A spurious wake finds the event unsignalled and waits again.
@@ -78,7 +78,7 @@ class WakeBatchTest {
     @ForEachWorkerCount
     void threadsWaitingBesideTheCrowd_areReleasedToo(int workers) {
         AtomicInteger resumed = new AtomicInteger();
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             Event release = new Event(Event.Mode.MANUAL);
             WaitGroup done = suspendCrowd(scheduler, release::await, () -> {}, resumed);
             List<Thread> threads = new ArrayList<>();

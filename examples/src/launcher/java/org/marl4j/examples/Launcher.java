@@ -4,19 +4,19 @@ import java.io.File;
 import java.lang.reflect.InvocationTargetException;
 
 /**
- * Launcher is the executable examples jar's {@code Main-Class}. It is compiled for Java 8 (the
- * examples are Java 21 bytecode), so that {@code java -jar marl4j-examples.jar} on an older
- * {@code java} says what to do instead of failing with an {@code UnsupportedClassVersionError}; on
- * Java 21 or later it hands over to {@link Main}.
+ * Launcher is the executable examples jar's {@code Main-Class}. It is compiled for Java 8, so that
+ * {@code java -jar marl4j-examples.jar} on an older {@code java} says what to do instead of failing
+ * with an {@code UnsupportedClassVersionError} or a refusal from deep inside marl4j; on Java 25 or
+ * later it hands over to {@link Main}.
  */
 public final class Launcher {
-    /** The oldest Java that runs marl4j: its fibers are the Loom continuations of JDK 21. */
-    static final int REQUIRED = 21;
+    /** The oldest Java that runs marl4j: the one its build compiles and tests on. */
+    static final int REQUIRED = 25;
 
     private Launcher() {}
 
     /**
-     * main runs {@link Main} on Java 21 or later, and otherwise explains the requirement and exits
+     * main runs {@link Main} on Java 25 or later, and otherwise explains the requirement and exits
      * with status 1.
      *
      * @param args passed on to {@link Main}
@@ -46,7 +46,7 @@ public final class Launcher {
         }
     }
 
-    /** tooOld is the message for a Java older than 21. */
+    /** tooOld is the message for a Java older than 25. */
     static String tooOld(String version, String javaHome) {
         return "marl4j needs Java " + REQUIRED + " or later, and this java is Java " + version + " (" + javaHome + ")."
                 + System.lineSeparator() + "Run the jar with a JDK " + REQUIRED + "+ java, for instance the one the build used:"

@@ -72,9 +72,9 @@ class ExecutableJarIT {
         assertTrue(run.output().contains("examples: demo, fractal, primes"), run.output());
     }
 
-    /** Where a Java older than 21 is installed (Debian's JDK 17 on the build machine), the jar says so. */
+    /** Where a Java older than 25 is installed (Debian's JDK 17 on the build machine), the jar says so. */
     @Test
-    void javaJar_onAJavaOlderThan21_explainsTheRequirement() throws Exception {
+    void javaJar_onAJavaOlderThan25_explainsTheRequirement() throws Exception {
         Path oldJava = null;
         for (String home : List.of("/usr/lib/jvm/java-17-openjdk-amd64", "/usr/lib/jvm/java-17-openjdk-arm64",
                 "/usr/lib/jvm/java-11-openjdk-amd64", "/usr/lib/jvm/java-8-openjdk-amd64")) {
@@ -83,10 +83,10 @@ class ExecutableJarIT {
                 break;
             }
         }
-        assumeTrue(oldJava != null, "no Java older than 21 installed here");
+        assumeTrue(oldJava != null, "no Java older than 25 installed here");
         Run run = run(List.of(oldJava.toString(), "-jar", JAR.toString(), "hello-task"));
         assertEquals(1, run.exit(), run.output());
-        assertTrue(run.output().contains("marl4j needs Java 21 or later"), run.output());
+        assertTrue(run.output().contains("marl4j needs Java 25 or later"), run.output());
     }
 
     private record Run(int exit, String output) {}

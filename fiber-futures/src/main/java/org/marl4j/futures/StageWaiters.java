@@ -1,5 +1,6 @@
 package org.marl4j.futures;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.lang.ref.ReferenceQueue;
 import java.lang.ref.WeakReference;
 import java.util.ArrayList;
@@ -40,9 +41,13 @@ final class StageWaiters<T> implements BiConsumer<T, Throwable> {
 
     private final Key key;
     // Guarded by this.
+    @GuardedBy("this")
     private Set<BiConsumer<? super T, ? super Throwable>> waiters = new HashSet<>();
+    @GuardedBy("this")
     private boolean completed;
+    @GuardedBy("this")
     private T value;
+    @GuardedBy("this")
     private Throwable failure;
 
     private StageWaiters(Key key) {

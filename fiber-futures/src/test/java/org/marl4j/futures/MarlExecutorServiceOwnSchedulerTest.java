@@ -16,17 +16,14 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.logging.Handler;
-import java.util.logging.Level;
 import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.marl4j.Event;
+import org.marl4j.LogCapture;
 import org.marl4j.Task;
 import org.marl4j.TestSchedulers;
 
@@ -132,36 +129,9 @@ class MarlExecutorServiceOwnSchedulerTest {
 
     // ---------------------------------------------------------------- rejections are logged (issue 12)
 
-    /** Captures the executor's log records: System.Logger goes to java.util.logging by default. */
-    private static final class Capture extends Handler implements AutoCloseable {
-        final List<LogRecord> records = new CopyOnWriteArrayList<>();
-        private final Logger logger = Logger.getLogger(MarlExecutorService.class.getName());
-
-        Capture() {
-            logger.addHandler(this);
-        }
-
-        @Override
-        public void publish(LogRecord record) {
-            records.add(record);
-        }
-
-        @Override
-        public void flush() {}
-
-        @Override
-        public void close() {
-            logger.removeHandler(this);
-        }
-
-        List<LogRecord> warnings() {
-            return records.stream().filter(r -> r.getLevel().intValue() >= Level.WARNING.intValue()).toList();
-        }
-    }
-
     @Test
     void execute_afterShutdown_logsTheFirstRejectionOnceAtWarning() {
-        try (Capture log = new Capture()) {
+        try (LogCapture log = LogCapture.of(MarlExecutorService.class)) {
             MarlExecutorService executor = new MarlExecutorService(TestSchedulers.config(1));
             executor.close();
             for (int i = 0; i < 3; i++) {
@@ -179,7 +149,7 @@ class MarlExecutorServiceOwnSchedulerTest {
     /** The README's mistake: the executor closed under a running HttpServer. The log now says so. */
     @Test
     void httpServer_whoseExecutorWasClosed_getsTheRejectionLoggedAtWarning() throws IOException {
-        try (Capture log = new Capture()) {
+        try (LogCapture log = LogCapture.of(MarlExecutorService.class)) {
             MarlExecutorService executor = new MarlExecutorService(TestSchedulers.config(1));
             HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
             server.createContext("/", exchange -> {

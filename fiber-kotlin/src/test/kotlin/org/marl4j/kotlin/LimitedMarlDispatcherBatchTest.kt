@@ -140,7 +140,7 @@ class LimitedMarlDispatcherBatchTest {
         val ran = AtomicInteger()
         val ranBeforeTheRootTask = AtomicInteger(-1)
         val waitingWhenQueued = AtomicInteger(-1)
-        TaskErrors.withBoundScheduler(workers) { scheduler ->
+        TestSchedulers.withBoundScheduler(workers) { scheduler ->
             val view = view(scheduler, which)
             val release = Event(Event.Mode.MANUAL)
             val done = CompletableFuture<Unit>()

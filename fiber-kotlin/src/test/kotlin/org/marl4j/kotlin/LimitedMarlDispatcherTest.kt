@@ -61,7 +61,7 @@ class LimitedMarlDispatcherTest {
     @ParameterizedTest(name = "view {0}")
     @ValueSource(strings = ["1", "2", "2/1"])
     fun onABoundThreadOfAZeroWorkerSchedulerAStepResumedFromAnotherThreadThroughAViewRunsOnTheBoundThread(which: String) =
-        TaskErrors.withBoundScheduler(0) { scheduler ->
+        TestSchedulers.withBoundScheduler(0) { scheduler ->
             val caller = workerThread()
             val results = runSuspending {
                 val plain = coroutineContext[ContinuationInterceptor]!!
@@ -96,7 +96,7 @@ class LimitedMarlDispatcherTest {
     @ParameterizedTest(name = "{0} worker threads, limit {1}")
     @CsvSource("0, 1", "0, 2", "1, 1", "1, 2", "2, 1", "2, 2")
     fun theLimitHoldsForStepsResumedFromOtherThreads(workers: Int, limit: Int) =
-        TaskErrors.withBoundScheduler(workers) { scheduler ->
+        TestSchedulers.withBoundScheduler(workers) { scheduler ->
             val view = scheduler.asCoroutineDispatcher().limitedParallelism(limit)
             val running = AtomicInteger()
             val most = AtomicInteger()
@@ -342,7 +342,7 @@ class LimitedMarlDispatcherTest {
     @ParameterizedTest(name = "{0} worker threads")
     @ValueSource(ints = [0, 1, 2, 4])
     fun coroutinesLaunchedOnAViewOf1RunTheirStepsInLaunchOrder(workers: Int) =
-        TaskErrors.withBoundScheduler(workers) { scheduler ->
+        TestSchedulers.withBoundScheduler(workers) { scheduler ->
             val view = scheduler.asCoroutineDispatcher().limitedParallelism(1)
             val order = ArrayList<Int>() // only touched by the view's steps, one at a time
             runSuspending {

@@ -19,7 +19,6 @@ import org.junit.jupiter.params.provider.ValueSource
 import org.marl4j.Event
 import org.marl4j.Fiber
 import org.marl4j.Scheduler
-import org.marl4j.TaskErrors
 import org.marl4j.TestSchedulers
 import java.util.concurrent.CompletableFuture
 import java.util.concurrent.atomic.AtomicInteger
@@ -76,7 +75,7 @@ class NamedLimitedMarlDispatcherTest {
         val most = AtomicInteger()
         val finished = AtomicInteger()
         val waitedTogether = AtomicInteger(-1)
-        TaskErrors.withBoundScheduler(workers) { scheduler ->
+        TestSchedulers.withBoundScheduler(workers) { scheduler ->
             val view = scheduler.asCoroutineDispatcher().limitedParallelism(1) as LimitedMarlDispatcher
             val alias = view.limitedParallelism(4, "alias")
             val done = CompletableFuture<Unit>()

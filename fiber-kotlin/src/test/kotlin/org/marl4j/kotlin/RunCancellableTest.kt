@@ -339,7 +339,7 @@ class RunCancellableTest {
          * the scheduler's handler).
          */
         fun onCheckedScheduler(workers: Int, body: suspend CoroutineScope.(Scheduler) -> Unit) {
-            TaskErrors.withBoundScheduler(workers) { scheduler -> runSuspending { body(scheduler) } }
+            TestSchedulers.withBoundScheduler(workers) { scheduler -> runSuspending { body(scheduler) } }
         }
     }
 }

@@ -1,5 +1,6 @@
 package org.marl4j.reactive;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.util.Comparator;
 import java.util.TreeSet;
 import java.util.function.Consumer;
@@ -32,7 +33,9 @@ final class WorkerDelays {
      * which is held while the due tasks are queued on the worker (so that two releases cannot
      * interleave); that never suspends the fiber, which must not wait holding it.
      */
+    @GuardedBy("this")
     private TreeSet<Entry> waiting;
+    @GuardedBy("this")
     private long sequence;
 
     /**
