@@ -20,10 +20,15 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import jakarta.servlet.Filter;
 import org.junit.jupiter.api.AfterAll;
+import org.marl4j.Fiber;
+import org.marl4j.FiberEngine;
+import org.marl4j.Scheduler;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.builder.SpringApplicationBuilder;
@@ -31,11 +36,17 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
- * BankApplicationTest starts {@link BankApplication} on 127.0.0.1 on a random port and drives it
- * with the JDK's {@link HttpClient}: many concurrent clients, each sending its own request ids.
- * Every answer is checked, every log line of the application must carry the id of the request it
- * was logged for (the MDC is a ThreadLocal: a request that saw another's would show it), and the
- * database must be consistent afterwards.
+ * BankApplicationTest starts {@link BankApplication} on 127.0.0.1 on a random port, served on
+ * marl4j through its starter with the fiber engine of the run ({@code -Dorg.marl4j.fiberEngine},
+ * which the build sets), and drives it with the JDK's {@link HttpClient}: many concurrent clients,
+ * each sending its own request ids. Every answer is checked, every log line of the application
+ * must carry the id of the request it was logged for (the MDC is a ThreadLocal: a request that saw
+ * another's would show it), and the database must be consistent afterwards.
+ *
+ * <p>On CONTINUATIONS a fiber's ThreadLocals are its worker thread's, shared with the other fibers
+ * of that worker; the MDC still holds one request's id at a time there because nothing in a request
+ * suspends its fiber on that engine: JDBC, the connection pool and H2's row locks block the worker
+ * thread, and the next request's fiber starts only when this one has ended.
  */
 class BankApplicationTest {
     /** Concurrent clients, each with its own connection(s) and a sequence of requests. */
@@ -54,6 +65,9 @@ class BankApplicationTest {
     /** The application's own loggers, each line of which is logged while handling a request. */
     private static final String APP_LOGGERS = BankApplication.class.getPackageName() + ".";
 
+    /** Requests that reached the servlet filters on a thread that runs no marl4j fiber. */
+    private static final AtomicLong OFF_FIBER = new AtomicLong();
+
     private static ConfigurableApplicationContext app;
     private static LogLines logs;
     private static HttpClient client;
@@ -61,7 +75,16 @@ class BankApplicationTest {
 
     @BeforeAll
     static void start() {
-        app = new SpringApplicationBuilder(BankApplication.class).properties(
+        // A filter of the test's own, beside the application's: it counts requests served off marl4j.
+        Filter onFiber = (request, response, chain) -> {
+            if (Fiber.current() == null) {
+                OFF_FIBER.incrementAndGet();
+            }
+            chain.doFilter(request, response);
+        };
+        app = new SpringApplicationBuilder(BankApplication.class)
+                .initializers(context -> context.getBeanFactory().registerSingleton("onFiberCheck", onFiber))
+                .properties(
                 "server.address=127.0.0.1",
                 "server.port=0",
                 // The test reads every line through LogLines; the console shows only trouble.
@@ -88,6 +111,8 @@ class BankApplicationTest {
     @Test
     void concurrentClients_everyAnswerRight_everyLogLineCarriesItsRequestsId_moneyConserved() throws Exception {
         logs.drain();
+        assertEquals(FiberEngine.defaultEngine(), app.getBean(Scheduler.class).fiberEngine(), "the run's engine");
+        long offFiberBefore = OFF_FIBER.get();
         Map<String, Expected> expected = new ConcurrentHashMap<>();
         try (ExecutorService clients = Executors.newVirtualThreadPerTaskExecutor()) {
             List<Future<?>> running = new ArrayList<>();
@@ -103,6 +128,7 @@ class BankApplicationTest {
             }
         }
         assertEquals(CLIENTS * REQUESTS_PER_CLIENT, expected.size(), "requests answered");
+        assertEquals(offFiberBefore, OFF_FIBER.get(), "requests handled off marl4j's fibers");
         checkLogLines(expected);
         checkDatabase(expected);
     }
