@@ -34,7 +34,7 @@ final class BoundThreads {
     private final Map<Thread, Worker> workers = new HashMap<>();
     /** Counters of bound workers that have unbound; see {@link Scheduler.Stats}. */
     @GuardedBy("lock")
-    private final long[] retiredStats = new long[WorkerStats.COUNT];
+    private final StatsTotals retiredStats = new StatsTotals();
     /**
      * Whether the {@link BoundThreadWatch} looks at this register: from the first bind of a thread
      * that is not a blocking call's until no thread is bound.
@@ -91,13 +91,9 @@ final class BoundThreads {
     @GuardedBy("lock")
     private Worker retire(Thread thread) {
         Worker worker = workers.remove(thread);
-        long[] done = new long[retiredStats.length];
+        StatsTotals done = new StatsTotals();
         worker.addStatsTo(done);
-        for (int i = 0; i < done.length; i++) {
-            if (i != 3 && i != 4) { // idle and blocked are gauges: an unbound worker has none
-                retiredStats[i] += done[i];
-            }
-        }
+        retiredStats.addCountersOf(done); // its gauges (idle, blocked, queued fibers and tasks) went with it
         if (workers.isEmpty()) {
             allUnbound.signalAll();
             if (watched) {
@@ -160,16 +156,18 @@ final class BoundThreads {
         }
     }
 
-    /** addStatsTo(totals) adds the counters of every bound worker, past and present, to totals. */
-    void addStatsTo(long[] totals) {
+    /**
+     * addStatsTo(totals) adds the counters of every bound worker, past and present, and the gauges of
+     * the present ones, to totals; returns how many threads are bound now.
+     */
+    int addStatsTo(StatsTotals totals) {
         lock.lock();
         try {
-            for (int i = 0; i < totals.length; i++) {
-                totals[i] += retiredStats[i];
-            }
+            totals.addCountersOf(retiredStats);
             for (Worker worker : workers.values()) {
                 worker.addStatsTo(totals);
             }
+            return workers.size();
         } finally {
             lock.unlock();
         }

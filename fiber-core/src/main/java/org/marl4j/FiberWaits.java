@@ -448,7 +448,9 @@ final class FiberWaits {
     @GuardedBy("lock")
     private void switchAwayInPlace(Fiber fiber) {
         if (fiber.isMain()) {
+            worker.stats.mainFiberWaits = true; // a bound thread's own code waits: not a task (see WorkerStats)
             worker.trampoline();
+            worker.stats.mainFiberWaits = false;
         } else {
             PinnedWait.block(worker, fiber);
         }

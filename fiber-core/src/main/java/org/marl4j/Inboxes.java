@@ -211,6 +211,11 @@ final class Inboxes {
         return ownTasks.size() + (taskInbox.isEmpty() ? 0 : 1);
     }
 
+    /** tasksWaiting() counts, without the lock, the tasks here but not the pending ones (rare): for {@link Work#tasksWaiting()}. */
+    int tasksWaiting() {
+        return ownTasks.size() + taskInbox.size();
+    }
+
     /**
      * taskHint() counts, without the lock, the ring's tasks and the task inbox's up to 2: a racy
      * hint for {@link Work#tasksQueued()} and {@link Work#holdsOnly()}.

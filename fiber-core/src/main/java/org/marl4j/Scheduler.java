@@ -406,20 +406,21 @@ public final class Scheduler implements AutoCloseable {
     }
 
     /**
-     * stats() returns this scheduler's counters, summed over its worker threads and its bound
-     * threads (past and present). Counting costs the workers no fences or atomics, so while the
-     * scheduler runs the figures may lag by a few events; after {@link #close()} they are exact.
+     * stats() returns this scheduler's counters and gauges, summed over its worker threads and its
+     * bound threads (past and present for the counters, present for the gauges). Counting costs the
+     * workers no fences or atomics, so while the scheduler runs the figures are read racily and may
+     * lag by a few events (a gauge may be off by one for a moment); after {@link #close()} the
+     * counters are exact. Cheap enough to call at every metrics scrape: it takes no worker's lock.
      *
-     * @return a snapshot of the counters
+     * @return a snapshot of the counters and gauges
      */
     public Stats stats() {
-        long[] totals = new long[WorkerStats.COUNT];
+        StatsTotals totals = new StatsTotals();
         for (Worker worker : workers) {
             worker.addStatsTo(totals);
         }
-        bound.addStatsTo(totals);
-        return new Stats(totals[0], totals[1], totals[2], (int) totals[3], (int) totals[4], Duration.ofNanos(totals[5]),
-                totals[6], totals[7]);
+        int boundThreads = bound.addStatsTo(totals);
+        return totals.toStats(workers.length, boundThreads);
     }
 
     /**
@@ -443,25 +444,37 @@ public final class Scheduler implements AutoCloseable {
     }
 
     /**
-     * Stats is a snapshot of a scheduler's counters.
+     * Stats is a snapshot of a scheduler's counters (totals since it started, which only grow) and
+     * gauges (what is true now).
      *
-     * @param tasksRun tasks started by any worker (a {@link Fiber#yield()} that had work to yield to counts one:
-     *     it queues a task that resumes the fiber)
-     * @param tasksStolen tasks an idle worker thread took from another worker's queue
-     * @param fibersCreated fibers (continuations) ever created; steady-state work reuses idle ones
-     * @param fibersIdle fibers now idle, kept for reuse
-     * @param fibersBlocked fibers now suspended in a wait
-     * @param timeSpinning time worker threads spent spinning for work before sleeping
-     * @param tasksBlocking tasks seen holding a worker thread without suspending for longer than
-     *     {@link Config#setBlockingTaskThreshold} (each also recorded as a JFR
+     * @param tasksRun counter: tasks started by any worker (a {@link Fiber#yield()} that had work to yield
+     *     to counts one: it queues a task that resumes the fiber)
+     * @param tasksCompleted counter: started tasks whose body has returned or thrown; {@code tasksRun
+     *     - tasksCompleted} are in progress, running or suspended in a wait
+     * @param tasksQueued gauge: tasks queued to start, not yet started (neither the fibers ready to
+     *     resume nor the delayed tasks whose time has not come)
+     * @param tasksRunning gauge: worker and bound threads now running a task (rather than idle, or
+     *     running a bound thread's own code); at most {@code workerThreads + boundThreads}
+     * @param tasksStolen counter: tasks an idle worker thread took from another worker's queue
+     * @param tasksBlocking counter: tasks seen holding a worker thread without suspending for longer
+     *     than {@link Config#setBlockingTaskThreshold} (each also recorded as a JFR
      *     {@code org.marl4j.TaskBlocking} event, with the worker's stack)
-     * @param idleSleeps times a worker thread or bound thread, out of work, went to sleep (rather than
-     *     finding work while it spun), so that the next task or wake-up for it had to signal its
-     *     thread: compared with the tasks run or the fibers woken, it says how often hand-offs
-     *     between threads cost a thread wake-up
+     * @param fibersCreated counter: fibers ever created; steady-state work reuses idle ones
+     * @param fibersIdle gauge: fibers now idle, kept for reuse
+     * @param fibersBlocked gauge: fibers now suspended in a wait (including a bound thread's own, while
+     *     it waits)
+     * @param idleSleeps counter: times a worker thread or bound thread, out of work, went to sleep
+     *     (rather than finding work while it spun), so that the next task or wake-up for it had to
+     *     signal its thread: compared with the tasks run or the fibers woken, it says how often
+     *     hand-offs between threads cost a thread wake-up
+     * @param timeSpinning counter: time worker threads spent spinning for work before sleeping
+     * @param workerThreads gauge: the scheduler's worker threads ({@link Config#getWorkerThreadCount()})
+     * @param boundThreads gauge: threads bound to the scheduler now ({@link #bind()}, and the threads of
+     *     {@link Marl#blockingCall} while they run)
      */
-    public record Stats(long tasksRun, long tasksStolen, long fibersCreated, int fibersIdle, int fibersBlocked,
-            Duration timeSpinning, long tasksBlocking, long idleSleeps) {}
+    public record Stats(long tasksRun, long tasksCompleted, int tasksQueued, int tasksRunning, long tasksStolen,
+            long tasksBlocking, long fibersCreated, int fibersIdle, int fibersBlocked, long idleSleeps,
+            Duration timeSpinning, int workerThreads, int boundThreads) {}
 
     /**
      * A Binding is the result of {@link Scheduler#bind()}: closing it unbinds the thread, so a

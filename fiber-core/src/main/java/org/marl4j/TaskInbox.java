@@ -16,6 +16,12 @@ final class TaskInbox {
     static final class Node {
         final Task task;
         Node next;
+        /**
+         * How many nodes the stack held with this one on top: set before the push publishes it and
+         * never changed, so the head alone tells the inbox's size without walking the chain (which a
+         * taker relinks). The int fits in the node's alignment padding.
+         */
+        int depth;
 
         Node(Task task) {
             this.task = task;
@@ -46,6 +52,7 @@ final class TaskInbox {
                 return false;
             }
             node.next = first;
+            node.depth = first == null ? 1 : first.depth + 1;
         } while (!HEAD.compareAndSet(this, first, node));
         return true;
     }
@@ -54,6 +61,12 @@ final class TaskInbox {
     boolean isEmpty() {
         Node first = (Node) HEAD.getVolatile(this);
         return first == null || first == CLOSED;
+    }
+
+    /** size() counts the tasks waiting here: exact at the moment of its volatile read. Any thread. */
+    int size() {
+        Node first = (Node) HEAD.getVolatile(this);
+        return first == null || first == CLOSED ? 0 : first.depth;
     }
 
     /**

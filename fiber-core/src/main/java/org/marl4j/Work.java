@@ -256,6 +256,14 @@ final class Work {
         return numAcquire() + inboxes.queued();
     }
 
+    /**
+     * tasksWaiting() counts, without the lock, the tasks queued here to start (not ready fibers nor
+     * delayed tasks): the policy's and the inboxes'. Racy, for {@link Scheduler#stats()}.
+     */
+    int tasksWaiting() {
+        return (int) NUM_TASKS.getAcquire(this) + inboxes.tasksWaiting();
+    }
+
     /** hasArrivals() is true, without the lock, when a task or ready fiber waits in the policy or an inbox. */
     boolean hasArrivals() {
         return numAcquire() > 0 || inboxes.hasPushed();

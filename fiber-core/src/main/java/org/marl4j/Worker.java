@@ -451,6 +451,7 @@ final class Worker implements Runnable {
                 scheduler.reportUncaught(t);
             } finally {
                 lock.lock();
+                stats.tasksCompleted++;
             }
         }
     }
@@ -588,6 +589,7 @@ final class Worker implements Runnable {
         } else {
             runBody(task.body());
         }
+        stats.tasksCompleted++;
     }
 
     /**
@@ -635,9 +637,9 @@ final class Worker implements Runnable {
     // ---------------------------------------------------------------- helpers
 
     /** addStatsTo(totals) adds this worker's counters and gauges, read racily, to totals. */
-    void addStatsTo(long[] totals) {
+    void addStatsTo(StatsTotals totals) {
         // Racy sizes of an ArrayDeque and a list: gauges, possibly stale.
-        stats.addTo(totals, idleFibers.size(), suspended.size());
+        stats.addTo(totals, idleFibers.size(), suspended.size(), work.tasksWaiting());
     }
 
     @Override

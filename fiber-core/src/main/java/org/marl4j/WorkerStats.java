@@ -7,10 +7,9 @@ package org.marl4j;
  * on the hot path.
  */
 final class WorkerStats {
-    /** The number of counters {@link #addTo} adds, the length of a totals array. */
-    static final int COUNT = 8;
-
     long tasksRun;
+    /** Tasks whose body has returned (or thrown): {@code tasksRun} minus these are started and not done. */
+    long tasksCompleted;
     long tasksStolen;
     long fibersCreated;
     long spinningNanos;
@@ -18,19 +17,31 @@ final class WorkerStats {
     long idleSleeps;
     /** Tasks seen holding the worker thread, without suspending, for longer than the blocking threshold. */
     volatile long tasksBlocking;
+    /**
+     * True while a bound thread's own code (its main fiber, which runs no task) waits in a marl4j
+     * wait: that fiber is then among the suspended ones, but not a task's.
+     */
+    boolean mainFiberWaits;
 
     /**
-     * addTo(totals, idleFibers, blockedFibers) adds these counters and the worker's two gauges to
-     * totals, in the order of {@link Scheduler.Stats}'s components.
+     * addTo(totals, idleFibers, suspendedFibers, tasksWaiting) adds these counters and the worker's
+     * gauges to totals. A worker's thread runs at most one task at a time: the started tasks that
+     * have neither completed nor suspended, read racily, are clamped to that.
      */
-    void addTo(long[] totals, int idleFibers, int blockedFibers) {
-        totals[0] += tasksRun;
-        totals[1] += tasksStolen;
-        totals[2] += fibersCreated;
-        totals[3] += idleFibers;
-        totals[4] += blockedFibers;
-        totals[5] += spinningNanos;
-        totals[6] += tasksBlocking;
-        totals[7] += idleSleeps;
+    void addTo(StatsTotals totals, int idleFibers, int suspendedFibers, int tasksWaiting) {
+        long run = tasksRun;
+        long completed = tasksCompleted;
+        int blockedTasks = suspendedFibers - (mainFiberWaits ? 1 : 0);
+        totals.tasksRun += run;
+        totals.tasksCompleted += completed;
+        totals.tasksStolen += tasksStolen;
+        totals.fibersCreated += fibersCreated;
+        totals.spinningNanos += spinningNanos;
+        totals.tasksBlocking += tasksBlocking;
+        totals.idleSleeps += idleSleeps;
+        totals.fibersIdle += idleFibers;
+        totals.fibersBlocked += suspendedFibers;
+        totals.tasksQueued += tasksWaiting;
+        totals.tasksRunning += (int) Math.clamp(run - completed - blockedTasks, 0, 1);
     }
 }

@@ -41,6 +41,18 @@ class SnippetProgramsTest {
     }
 
     @Test
+    void micrometerExample_printsTheTasksItsRegistryCounted() throws Exception {
+        String out = assertTimeoutPreemptively(LIMIT, () -> Output.of(() -> MicrometerExample.main(new String[0])));
+        assertEquals("marl4j.tasks.started{name=marl} = 1000", out.strip());
+    }
+
+    @Test
+    void reactorWideExample_ticksOnMarlsFibersAndResetsTheFactory() throws Exception {
+        String out = assertTimeoutPreemptively(LIMIT, () -> Output.of(() -> ReactorWideExample.main(new String[0])));
+        assertEquals("interval ticks on marl4j fibers: [true, true, true]", out.strip());
+    }
+
+    @Test
     void awaitWithCallback_printsWhatArrivedAfterTheFiberSuspended() throws Exception {
         String out = assertTimeoutPreemptively(LIMIT, () -> Output.of(() -> AwaitWithCallback.main(new String[0])));
         assertEquals("arrived", out.strip());

@@ -123,6 +123,11 @@ public final class MarlScheduler implements reactor.core.scheduler.Scheduler, Sc
 
     private final org.marl4j.Scheduler marl;
     private final boolean owned;
+    /**
+     * Non-null for a serial scheduler ({@link #serial}): the one worker through which every direct
+     * {@code schedule*} call goes, so that those tasks run one at a time, in order.
+     */
+    private final MarlWorker serial;
     private final AtomicInteger state = new AtomicInteger(RUNNING);
     /**
      * Tasks accepted and not yet finished or cancelled; a periodic task counts once for its lifetime.
@@ -140,9 +145,23 @@ public final class MarlScheduler implements reactor.core.scheduler.Scheduler, Sc
     /** Completes once disposed and every accepted task has finished (and an owned marl scheduler closed). */
     private final CompletableFuture<Void> terminated = new CompletableFuture<>();
 
-    private MarlScheduler(org.marl4j.Scheduler marl, boolean owned) {
+    private MarlScheduler(org.marl4j.Scheduler marl, boolean owned, boolean serial) {
         this.marl = marl;
         this.owned = owned;
+        this.serial = serial ? new MarlWorker(this) : null; // the worker only keeps a reference for later
+    }
+
+    /**
+     * serial(scheduler) is {@link #from} whose direct {@code schedule}, delayed and periodic tasks
+     * run one at a time, in FIFO order (through one {@link MarlWorker}), as on Reactor's
+     * {@code Schedulers.single()}: what {@link MarlSchedulersFactory} gives for {@code newSingle}.
+     * Its workers from {@link #createWorker()} are each serial, as every worker is, but not serial
+     * with one another or with the direct tasks, and no task is confined to one thread.
+     */
+    static MarlScheduler serial(org.marl4j.Scheduler scheduler) {
+        Objects.requireNonNull(scheduler, "scheduler must not be null");
+        requireWorkers(scheduler.config());
+        return new MarlScheduler(scheduler, false, true);
     }
 
     /**
@@ -158,7 +177,7 @@ public final class MarlScheduler implements reactor.core.scheduler.Scheduler, Sc
     public static MarlScheduler from(org.marl4j.Scheduler scheduler) {
         Objects.requireNonNull(scheduler, "scheduler must not be null");
         requireWorkers(scheduler.config());
-        return new MarlScheduler(scheduler, false);
+        return new MarlScheduler(scheduler, false, false);
     }
 
     /**
@@ -177,7 +196,7 @@ public final class MarlScheduler implements reactor.core.scheduler.Scheduler, Sc
     public static MarlScheduler create(org.marl4j.Scheduler.Config config) {
         Objects.requireNonNull(config, "config must not be null: use Scheduler.Config.allCores()");
         requireWorkers(config);
-        return new MarlScheduler(new org.marl4j.Scheduler(config), true);
+        return new MarlScheduler(new org.marl4j.Scheduler(config), true, false);
     }
 
     private static void requireWorkers(org.marl4j.Scheduler.Config config) {
@@ -210,6 +229,9 @@ public final class MarlScheduler implements reactor.core.scheduler.Scheduler, Sc
     @Override
     public Disposable schedule(Runnable task) {
         Objects.requireNonNull(task, "task must not be null");
+        if (serial != null) {
+            return serial.schedule(task);
+        }
         OneShot shot = new OneShot(this, Schedulers.onSchedule(task), false);
         execute(shot, true);
         return shot;
@@ -229,6 +251,9 @@ public final class MarlScheduler implements reactor.core.scheduler.Scheduler, Sc
      */
     @Override
     public Disposable schedule(Runnable task, long delay, TimeUnit unit) {
+        if (serial != null) {
+            return serial.schedule(task, delay, unit);
+        }
         long nanos = delayNanos(task, delay, unit);
         if (nanos == 0) {
             return schedule(task);
@@ -253,6 +278,9 @@ public final class MarlScheduler implements reactor.core.scheduler.Scheduler, Sc
      */
     @Override
     public Disposable schedulePeriodically(Runnable task, long initialDelay, long period, TimeUnit unit) {
+        if (serial != null) {
+            return serial.schedulePeriodically(task, initialDelay, period, unit);
+        }
         long initialNanos = delayNanos(task, initialDelay, unit);
         Periodic periodic = new Periodic(this, null, Schedulers.onSchedule(task), unit.toNanos(period));
         startPeriodic(periodic, initialNanos);
@@ -359,7 +387,7 @@ public final class MarlScheduler implements reactor.core.scheduler.Scheduler, Sc
 
     @Override
     public String toString() {
-        return "MarlScheduler[" + (owned ? "owned" : "borrowed") + ", " + marl
+        return "MarlScheduler[" + (owned ? "owned" : "borrowed") + (serial != null ? ", serial" : "") + ", " + marl
                 + (state.get() == RUNNING ? "" : ", disposed") + "]";
     }
 

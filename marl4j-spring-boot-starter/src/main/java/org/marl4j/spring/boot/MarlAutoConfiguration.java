@@ -19,14 +19,16 @@ import org.springframework.core.task.support.CompositeTaskDecorator;
 
 /**
  * MarlAutoConfiguration puts a Spring Boot application on marl4j: one {@link Scheduler} bean built
- * from the {@code marl4j.*} properties ({@link MarlProperties}) and closed with the context, the
- * {@code applicationTaskExecutor} ({@code @Async}, Spring MVC's asynchronous requests) and the
- * embedded Tomcat's request executor on it, and, with Reactor present, a {@link MarlScheduler}
- * bean. {@code marl4j.enabled=false} turns all of it off; a bean of the application's own (its
- * {@code Scheduler}, an {@link Executor}, a {@code MarlScheduler}) takes the place of the one here.
+ * from the {@code marl4j.*} properties ({@link MarlProperties}) and closed with the context; on it,
+ * the {@code applicationTaskExecutor} ({@code @Async}, Spring MVC's asynchronous requests), the
+ * embedded Tomcat's request executor or Jetty's request handling, and, with Reactor present, a
+ * {@link MarlScheduler} bean and (with {@code marl4j.reactor.schedulers-factory=true}) all of
+ * Reactor's own schedulers. {@code marl4j.enabled=false} turns all of it off; a bean of the
+ * application's own (its {@code Scheduler}, an {@link Executor}, a {@code MarlScheduler}) takes
+ * the place of the one here.
  *
- * <p>It runs before Boot's {@link TaskExecutionAutoConfiguration}, which then finds an executor
- * and backs off, as it does when {@code spring.threads.virtual.enabled} makes its own.
+ * <p>It runs before Boot's {@link TaskExecutionAutoConfiguration}, which then finds an
+ * {@link Executor} bean and backs off, as it does for any executor of the application's own.
  */
 @AutoConfiguration(before = TaskExecutionAutoConfiguration.class)
 @ConditionalOnBooleanProperty(name = "marl4j.enabled", matchIfMissing = true)
@@ -85,6 +87,18 @@ public final class MarlAutoConfiguration {
         }
     }
 
+    /** The embedded Jetty's request handling on marl4j. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnWebApplication
+    @ConditionalOnClass(name = {"org.eclipse.jetty.server.Server", "org.springframework.boot.jetty.JettyWebServerFactory"})
+    static class JettyConfiguration {
+
+        @Bean
+        MarlJettyCustomizer marl4jJettyCustomizer(Scheduler scheduler) {
+            return new MarlJettyCustomizer(scheduler);
+        }
+    }
+
     /** A Reactor {@link MarlScheduler} over the scheduler bean, and the Reactor-wide switch. */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(name = {"reactor.core.scheduler.Schedulers", "org.marl4j.reactive.MarlScheduler"})
@@ -94,6 +108,18 @@ public final class MarlAutoConfiguration {
         @ConditionalOnMissingBean
         MarlScheduler marl4jReactorScheduler(Scheduler scheduler) {
             return MarlScheduler.from(scheduler);
+        }
+
+        /** All of Reactor's own schedulers on marl4j, behind {@code marl4j.reactor.schedulers-factory}. */
+        @Configuration(proxyBeanMethods = false)
+        @ConditionalOnBooleanProperty("marl4j.reactor.schedulers-factory")
+        @ConditionalOnClass(name = "org.marl4j.reactive.MarlSchedulersFactory")
+        static class SchedulersFactoryConfiguration {
+
+            @Bean
+            ReactorSchedulersSwitch marl4jReactorSchedulersSwitch(Scheduler scheduler) {
+                return new ReactorSchedulersSwitch(scheduler);
+            }
         }
     }
 }

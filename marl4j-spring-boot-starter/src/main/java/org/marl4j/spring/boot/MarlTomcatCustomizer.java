@@ -16,7 +16,7 @@ import org.springframework.core.Ordered;
  * <p>Tomcat does not shut down an executor it was given; this bean does, when the context closes,
  * which is after the web server has stopped.
  */
-final class MarlTomcatCustomizer implements WebServerFactoryCustomizer<ConfigurableTomcatWebServerFactory>, Ordered, DisposableBean {
+final class MarlTomcatCustomizer implements WebServerFactoryCustomizer<ConfigurableTomcatWebServerFactory>, Ordered, DisposableBean, WebServerExecutor {
     /**
      * After Boot's own Tomcat customizer (order 0) and its virtual-thread one (1): protocol handler
      * customizers run in the order they were added, so with both properties set marl4j's executor
@@ -30,8 +30,14 @@ final class MarlTomcatCustomizer implements WebServerFactoryCustomizer<Configura
         this.executor = new MarlExecutorService(scheduler);
     }
 
-    MarlExecutorService executor() {
+    @Override
+    public MarlExecutorService executor() {
         return executor;
+    }
+
+    @Override
+    public String metricsName() {
+        return "tomcat";
     }
 
     @Override

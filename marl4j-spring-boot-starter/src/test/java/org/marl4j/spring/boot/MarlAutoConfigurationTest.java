@@ -152,12 +152,45 @@ class MarlAutoConfigurationTest {
     }
 
     @Test
-    void tomcatCustomizer_onlyInAWebApplication() {
-        runner.run(context -> assertThat(context).doesNotHaveBean(MarlTomcatCustomizer.class));
+    void webServerCustomizers_onlyInAWebApplication() {
+        runner.run(context -> {
+            assertThat(context).doesNotHaveBean(MarlTomcatCustomizer.class);
+            assertThat(context).doesNotHaveBean(MarlJettyCustomizer.class);
+        });
         new WebApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(MarlAutoConfiguration.class))
                 .withPropertyValues("marl4j.worker-threads=2")
-                .run(context -> assertThat(context).hasSingleBean(MarlTomcatCustomizer.class));
+                .run(context -> {
+                    assertThat(context).hasSingleBean(MarlTomcatCustomizer.class);
+                    assertThat(context).hasSingleBean(MarlJettyCustomizer.class);
+                });
+    }
+
+    @Test
+    void jettyCustomizer_withoutJetty_isAbsent() {
+        new WebApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(MarlAutoConfiguration.class))
+                .withPropertyValues("marl4j.worker-threads=2")
+                .withClassLoader(new FilteredClassLoader("org.eclipse.jetty"))
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context).doesNotHaveBean(MarlJettyCustomizer.class);
+                    assertThat(context).hasSingleBean(MarlTomcatCustomizer.class);
+                });
+    }
+
+    @Test
+    void webServerExecutors_areShutDownWithTheContext() {
+        WebServerExecutor[] servers = new WebServerExecutor[2];
+        new WebApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(MarlAutoConfiguration.class))
+                .withPropertyValues("marl4j.worker-threads=2")
+                .run(context -> {
+                    servers[0] = context.getBean(MarlTomcatCustomizer.class);
+                    servers[1] = context.getBean(MarlJettyCustomizer.class);
+                });
+        assertThat(servers[0].executor().isShutdown()).isTrue();
+        assertThat(servers[1].executor().isShutdown()).isTrue();
     }
 
     @Test

@@ -10,7 +10,7 @@ import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.marl4j.Fiber;
 import org.marl4j.Scheduler;
@@ -18,19 +18,24 @@ import org.marl4j.futures.Futures;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.jetty.servlet.JettyServletWebServerFactory;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.boot.tomcat.servlet.TomcatServletWebServerFactory;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.scheduling.annotation.Async;
 import org.springframework.scheduling.annotation.EnableAsync;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 
-/** A Spring MVC application on the starter, served by the embedded Tomcat on 127.0.0.1. */
-@SpringBootTest(classes = MarlWebApplicationTest.App.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = {"server.address=127.0.0.1", "marl4j.worker-threads=2"})
-class MarlWebApplicationTest {
-    private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+/**
+ * The tests of a Spring MVC application on the starter, served on 127.0.0.1 by the embedded web
+ * server its subclass chooses ({@link TomcatApplicationTest}, {@link JettyApplicationTest}).
+ */
+abstract class WebApplicationTests {
+    private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 
     @LocalServerPort
     int port;
@@ -38,9 +43,23 @@ class MarlWebApplicationTest {
     @Autowired
     Scheduler scheduler;
 
-    @AfterAll
-    static void closeClient() {
-        CLIENT.close();
+    @Autowired
+    WebServerApplicationContext context;
+
+    /** The simple name of the web server class the subclass chose. */
+    abstract String webServer();
+
+    /** The name tag of the web server's executor meters. */
+    abstract String webServerExecutor();
+
+    @AfterEach
+    void closeClient() {
+        client.close();
+    }
+
+    @Test
+    void webServer_isTheOneChosen() {
+        assertThat(context.getWebServer().getClass().getSimpleName()).isEqualTo(webServer());
     }
 
     @Test
@@ -63,7 +82,7 @@ class MarlWebApplicationTest {
         // More requests at once than worker threads: each handler suspends its fiber on the
         // @Async result, so all are in flight together.
         var responses = java.util.stream.IntStream.range(0, 50)
-                .mapToObj(i -> CLIENT.sendAsync(request("/async"), HttpResponse.BodyHandlers.ofString()))
+                .mapToObj(i -> client.sendAsync(request("/async"), HttpResponse.BodyHandlers.ofString()))
                 .toList();
         for (var response : responses) {
             HttpResponse<String> r = response.orTimeout(60, java.util.concurrent.TimeUnit.SECONDS).join();
@@ -72,8 +91,17 @@ class MarlWebApplicationTest {
         }
     }
 
+    @Test
+    void actuatorMetrics_showTheSchedulerAndTheExecutorsOnIt() throws Exception {
+        get("/async");
+        assertThat(get("/actuator/metrics/executor.completed?tag=name:marl4j")).contains("\"COUNT\"");
+        assertThat(get("/actuator/metrics/marl4j.fibers.created?tag=name:marl4j")).contains("\"COUNT\"");
+        assertThat(get("/actuator/metrics/executor.completed?tag=name:applicationTaskExecutor")).contains("\"COUNT\"");
+        assertThat(get("/actuator/metrics/executor.completed?tag=name:" + webServerExecutor())).contains("\"COUNT\"");
+    }
+
     private String get(String path) throws Exception {
-        HttpResponse<String> response = CLIENT.send(request(path), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> response = client.send(request(path), HttpResponse.BodyHandlers.ofString());
         assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
         return response.body();
     }
@@ -87,11 +115,30 @@ class MarlWebApplicationTest {
         return Fiber.current() != null ? "fiber of " + Scheduler.get() : "thread " + Thread.currentThread();
     }
 
+    /** The application: one controller, one @Async method, and the properties of every subclass. */
     @SpringBootConfiguration
     @EnableAutoConfiguration
     @EnableAsync
     @Import({FiberController.class, AsyncWork.class})
     static class App {
+    }
+
+    /** Tomcat, whichever server Boot would pick: both are on the test class path. */
+    @Configuration(proxyBeanMethods = false)
+    static class Tomcat {
+        @Bean
+        TomcatServletWebServerFactory tomcatFactory() {
+            return new TomcatServletWebServerFactory();
+        }
+    }
+
+    /** Jetty, whichever server Boot would pick: both are on the test class path. */
+    @Configuration(proxyBeanMethods = false)
+    static class Jetty {
+        @Bean
+        JettyServletWebServerFactory jettyFactory() {
+            return new JettyServletWebServerFactory();
+        }
     }
 
     @RestController
@@ -115,14 +162,14 @@ class MarlWebApplicationTest {
 
         @GetMapping("/callable")
         Callable<String> callable() {
-            return MarlWebApplicationTest::where;
+            return WebApplicationTests::where;
         }
     }
 
     static class AsyncWork {
         @Async
         public CompletableFuture<String> where() {
-            return CompletableFuture.completedFuture(MarlWebApplicationTest.where());
+            return CompletableFuture.completedFuture(WebApplicationTests.where());
         }
     }
 }
