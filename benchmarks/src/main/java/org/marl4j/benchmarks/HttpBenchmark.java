@@ -3,13 +3,7 @@ package org.marl4j.benchmarks;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
-import java.nio.channels.SelectionKey;
-import java.nio.channels.Selector;
-import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
-import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -24,9 +18,9 @@ import org.marl4j.futures.MarlExecutorService;
 /**
  * End-to-end drop-in: the JDK's {@link HttpServer} on 127.0.0.1 with an executor, whose handler
  * waits for a future that a backend completes ~1 ms later, under N concurrent keep-alive
- * connections. The load generator is one NIO selector thread in the same JVM (the same cost for
- * every executor): each connection sends a GET, waits for the whole response, records its latency
- * and sends the next, for a fixed time after a warm-up.
+ * connections. The load generator is {@link KeepAliveLoad}, one NIO selector thread in the same
+ * JVM (the same cost for every executor): each connection sends a GET, waits for the whole
+ * response, records its latency and sends the next, for a fixed time after a warm-up.
  *
  * <p>A plain {@code main} run in a fresh JVM per case by {@link RunSuite}:
  * {@code HttpBenchmark <marl4j|virtualThreads|fixed200> <connections> [warmupSeconds] [seconds]}.
@@ -74,15 +68,11 @@ public final class HttpBenchmark {
         server.setExecutor(executor);
         server.start();
         try {
-            Load load = new Load(server.getAddress(), connections);
+            KeepAliveLoad load = new KeepAliveLoad(server.getAddress(), connections, (conn, seq) -> REQUEST);
             load.run(TimeUnit.SECONDS.toNanos(warmup), false);
             load.run(TimeUnit.SECONDS.toNanos(seconds), true);
-            long[] lat = Arrays.copyOf(load.latencies, load.count);
-            Arrays.sort(lat);
-            System.out.println(String.format(Locale.ROOT, "requestsPerSecond=%.0f", load.count / (double) seconds));
-            System.out.println("p50Micros=" + (lat.length == 0 ? -1 : lat[lat.length / 2] / 1000));
-            System.out.println("p99Micros=" + (lat.length == 0 ? -1 : lat[(int) (lat.length * 0.99)] / 1000));
-            System.out.println("errors=" + load.errors);
+            load.report(seconds);
+            load.close();
             if (executor instanceof MarlExecutorService marlExecutor) {
                 // Idle sleeps against requests: how often a hand-off found a worker asleep (a futex wake).
                 System.out.println("marl4j engine " + marlExecutor.scheduler().fiberEngine() + ": "
@@ -119,144 +109,6 @@ public final class HttpBenchmark {
             exchange.sendResponseHeaders(200, BODY.length);
             try (OutputStream out = exchange.getResponseBody()) {
                 out.write(BODY);
-            }
-        }
-    }
-
-    /** Load is the keep-alive load generator: one selector thread drives every connection. */
-    private static final class Load {
-        private final Selector selector;
-        private final Conn[] conns;
-        long[] latencies = new long[1 << 20];
-        int count;
-        long errors;
-
-        Load(InetSocketAddress address, int connections) throws IOException {
-            selector = Selector.open();
-            conns = new Conn[connections];
-            for (int i = 0; i < connections; i++) {
-                SocketChannel ch = SocketChannel.open(address);
-                ch.setOption(java.net.StandardSocketOptions.TCP_NODELAY, true);
-                ch.configureBlocking(false);
-                conns[i] = new Conn(ch);
-                ch.register(selector, SelectionKey.OP_READ, conns[i]);
-            }
-        }
-
-        /** run(nanos, record) keeps every connection busy for nanos; records latencies if asked. */
-        void run(long nanos, boolean record) throws IOException {
-            count = 0;
-            for (Conn c : conns) {
-                if (!c.inFlight) {
-                    c.send();
-                }
-            }
-            long end = System.nanoTime() + nanos;
-            while (System.nanoTime() - end < 0) {
-                selector.select(10);
-                for (SelectionKey key : selector.selectedKeys()) {
-                    Conn c = (Conn) key.attachment();
-                    long now = c.read();
-                    if (now < 0) {
-                        continue;
-                    }
-                    if (record) {
-                        if (count == latencies.length) {
-                            latencies = Arrays.copyOf(latencies, count * 2);
-                        }
-                        latencies[count++] = now - c.sentAt;
-                    }
-                    if (System.nanoTime() - end < 0) {
-                        c.send();
-                    }
-                }
-                selector.selectedKeys().clear();
-            }
-            // Drain what is still in flight so the next run starts clean.
-            long drainEnd = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-            while (anyInFlight() && System.nanoTime() - drainEnd < 0) {
-                selector.select(10);
-                for (SelectionKey key : selector.selectedKeys()) {
-                    ((Conn) key.attachment()).read();
-                }
-                selector.selectedKeys().clear();
-            }
-        }
-
-        private boolean anyInFlight() {
-            for (Conn c : conns) {
-                if (c.inFlight) {
-                    return true;
-                }
-            }
-            return false;
-        }
-
-        /** One keep-alive connection: parses responses by their headers and Content-Length. */
-        private final class Conn {
-            final SocketChannel ch;
-            final ByteBuffer in = ByteBuffer.allocate(16 * 1024);
-            long sentAt;
-            boolean inFlight;
-
-            Conn(SocketChannel ch) {
-                this.ch = ch;
-            }
-
-            void send() throws IOException {
-                ByteBuffer out = ByteBuffer.wrap(REQUEST);
-                sentAt = System.nanoTime();
-                inFlight = true;
-                while (out.hasRemaining()) {
-                    ch.write(out); // 70 bytes into an empty socket buffer: completes at once
-                }
-            }
-
-            /** read() consumes available bytes; returns the time a whole response had arrived, or -1. */
-            long read() throws IOException {
-                if (ch.read(in) < 0) {
-                    errors++;
-                    throw new IOException("server closed a keep-alive connection");
-                }
-                int headerEnd = indexOfHeaderEnd();
-                if (headerEnd < 0) {
-                    return -1;
-                }
-                int length = contentLength(headerEnd);
-                int total = headerEnd + 4 + length;
-                if (in.position() < total) {
-                    return -1;
-                }
-                long now = System.nanoTime();
-                if (in.get(9) != '2') {
-                    errors++;
-                }
-                // Keep any bytes past this response (there are none with one request in flight).
-                in.flip();
-                in.position(total);
-                in.compact();
-                inFlight = false;
-                return now;
-            }
-
-            private int indexOfHeaderEnd() {
-                byte[] a = in.array();
-                for (int i = 0; i + 3 < in.position(); i++) {
-                    if (a[i] == '\r' && a[i + 1] == '\n' && a[i + 2] == '\r' && a[i + 3] == '\n') {
-                        return i;
-                    }
-                }
-                return -1;
-            }
-
-            private int contentLength(int headerEnd) {
-                String headers = new String(in.array(), 0, headerEnd, StandardCharsets.US_ASCII).toLowerCase(Locale.ROOT);
-                int at = headers.indexOf("content-length:");
-                if (at < 0) {
-                    return 0;
-                }
-                int eol = headers.indexOf('\r', at);
-                return Integer.parseInt(headers.substring(at + 15, eol < 0 ? headers.length() : eol).trim());
             }
         }
     }
