@@ -165,10 +165,46 @@ public final class Fiber extends Waiter {
      * wait of the fiber throws {@link FiberCancelledException}. Written under worker.lock (by
      * FiberCancellation.cancel() and close()); the fiber reads it racily before a wait and again
      * under the lock when it suspends and resumes (see FiberWaits). A byte, in the byte that
-     * WAITER_TAKEN's own boolean used to take.
+     * WAITER_TAKEN's own boolean used to take. Counts up to
+     * {@link #MAX_CANCELLED_SCOPES}; deeper nesting is counted by the worker (addCancelledScope()).
      */
     @GuardedBy("worker.lock")
     byte cancelledScopes;
+    /** The most cancelled scopes {@link #cancelledScopes} counts; the rest are in the worker's {@code moreCancelledScopes}. */
+    static final byte MAX_CANCELLED_SCOPES = Byte.MAX_VALUE;
+
+    /** addCancelledScope() counts one more cancelled scope open on this fiber; with worker.lock held. */
+    @GuardedBy("worker.lock")
+    void addCancelledScope() {
+        if (cancelledScopes < MAX_CANCELLED_SCOPES) {
+            cancelledScopes++;
+            return;
+        }
+        if (worker.moreCancelledScopes == null) {
+            worker.moreCancelledScopes = new java.util.HashMap<>();
+        }
+        worker.moreCancelledScopes.merge(this, 1, Integer::sum);
+    }
+
+    /**
+     * removeCancelledScope() counts one cancelled scope fewer, the worker's overflow first, so the
+     * byte stays non-zero while any is left; nothing once the worker loop dropped a leaked count.
+     * With worker.lock held.
+     */
+    @GuardedBy("worker.lock")
+    void removeCancelledScope() {
+        java.util.Map<Fiber, Integer> more = worker.moreCancelledScopes;
+        Integer beyond = more == null ? null : more.get(this);
+        if (beyond != null) {
+            if (beyond == 1) {
+                more.remove(this);
+            } else {
+                more.put(this, beyond - 1);
+            }
+        } else if (cancelledScopes > 0) {
+            cancelledScopes--;
+        }
+    }
     /**
      * This fiber's side object: its entry in its worker's deadline heap, made at its first wait with
      * a timeout, and its priority, made when the priority is first set to non-zero; kept for the

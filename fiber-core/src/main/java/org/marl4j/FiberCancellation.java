@@ -102,7 +102,7 @@ public final class FiberCancellation implements AutoCloseable {
             if (!STATE.compareAndSet(this, OPEN, CANCELLED)) {
                 return false;
             }
-            f.cancelledScopes++;
+            f.addCancelledScope();
         } finally {
             lock.unlock();
         }
@@ -160,8 +160,8 @@ public final class FiberCancellation implements AutoCloseable {
         WorkerLock lock = fiber.worker.lock;
         lock.lock();
         try {
-            if (STATE.compareAndSet(this, CANCELLED, CANCELLED_CLOSED) && fiber.cancelledScopes > 0) {
-                fiber.cancelledScopes--; // > 0 unless the worker loop already dropped a leaked count
+            if (STATE.compareAndSet(this, CANCELLED, CANCELLED_CLOSED)) {
+                fiber.removeCancelledScope();
             }
         } finally {
             lock.unlock();

@@ -67,11 +67,16 @@ public final class WaitGroup {
         if (delta < 0) {
             throw new IllegalArgumentException("add() takes a non-negative delta, was " + delta + ": call done() to decrement");
         }
-        int previous = count.getAndAdd(delta);
-        if (previous + delta < 0) {
-            count.getAndAdd(-delta);
-            throw new IllegalStateException("WaitGroup count overflows int: " + previous + " + " + delta);
-        }
+        // Validated before it is published: a refused add changes nothing, so no racing add() sees
+        // a count it overflowed, and no racing done() sees a zero it took back.
+        int previous;
+        do {
+            previous = count.get();
+            if (previous > Integer.MAX_VALUE - delta) {
+                throw new IllegalStateException("WaitGroup count overflows int: " + previous + " + " + delta
+                        + ": the count is limited to Integer.MAX_VALUE; call done() before adding more");
+            }
+        } while (!count.compareAndSet(previous, previous + delta));
     }
 
     /**

@@ -111,6 +111,13 @@ final class Worker implements Runnable {
     final WorkerLock lock;
     /** True for the worker of a {@link Marl#blockingCall}'s thread. */
     final boolean forBlockingCall;
+    /**
+     * The cancelled {@link FiberCancellation}s of this worker's fibers beyond the
+     * {@link Fiber#MAX_CANCELLED_SCOPES} that a fiber's byte counts: kept here, not in every fiber,
+     * since nesting that deep is rare. Null until needed.
+     */
+    @GuardedBy("lock")
+    java.util.Map<Fiber, Integer> moreCancelledScopes;
     /** True if this worker's fibers are virtual threads ({@link FiberEngine#VIRTUAL_THREADS}), false for continuations. */
     final boolean virtualFibers;
     final WorkerStats stats = new WorkerStats();
@@ -569,6 +576,9 @@ final class Worker implements Runnable {
     @SuppressWarnings("GuardedBy") // lock, held here, is the worker lock that self.worker.lock, work.lock name
     private void dropLeakedCancellation(Fiber self) {
         self.cancelledScopes = 0;
+        if (moreCancelledScopes != null) {
+            moreCancelledScopes.remove(self);
+        }
         String where = self.toString();
         work.addTask(new Task(() -> scheduler.reportUncaught(new IllegalStateException(
                 "a task on " + where + " ended with a cancelled FiberCancellation still open: close it in a"

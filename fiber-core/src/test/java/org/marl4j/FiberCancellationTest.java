@@ -19,6 +19,36 @@ import org.junit.jupiter.api.Test;
 
 class FiberCancellationTest {
 
+    @org.junit.jupiter.params.ParameterizedTest(name = "{0} cancelled scopes")
+    @org.junit.jupiter.params.provider.ValueSource(ints = {1, 127, 128, 200, 255, 256, 1000})
+    void manyNestedCancelledScopes_cancelEveryWaitInside_andNoneOnceAllAreClosed(int scopes) {
+        for (int workers : new int[] {0, 1, 2, 8}) {
+            TaskErrors.withBoundScheduler(workers, scheduler -> {
+                List<Object> seen = TestSchedulers.runOnFiber(scheduler, () -> {
+                    List<Object> results = new ArrayList<>();
+                    Event never = new Event(Event.Mode.MANUAL);
+                    List<FiberCancellation> open = new ArrayList<>();
+                    for (int i = 0; i < scopes; i++) {
+                        open.add(FiberCancellation.open());
+                    }
+                    open.forEach(FiberCancellation::cancel);
+                    for (int i = scopes - 1; i >= 0; i--) {
+                        try {
+                            never.await(TaskErrors.LONG); // refused at once: it would suspend
+                            results.add("a wait inside " + (i + 1) + " cancelled scopes returned");
+                        } catch (FiberCancelledException expected) {
+                            // still cancelled by the scopes left open
+                        }
+                        open.get(i).close();
+                    }
+                    results.add(never.await(Duration.ofMillis(20))); // every scope closed: an honest timeout
+                    return results;
+                });
+                assertEquals(List.of(false), seen, workers + " workers");
+            });
+        }
+    }
+
     @ForEachWorkerCount
     void cancel_endsTheWaitTheFiberIsSuspendedIn_withFiberCancelledException(int workers) {
         TestSchedulers.withBoundScheduler(workers, scheduler -> {

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /** WaitGroup behaviour, ported from marl's {@code waitgroup_test.cpp} and extended. */
@@ -68,6 +69,81 @@ class WaitGroupTest {
         WaitGroup wg = new WaitGroup(Integer.MAX_VALUE);
         assertThrows(IllegalStateException.class, () -> wg.add(1));
         assertEquals(Integer.MAX_VALUE, wg.count());
+    }
+
+    /**
+     * How long each overflow race runs at most: the refused add's window is a few instructions
+     * wide, so the races run many rounds, bounded in time so that a slow machine finishes too.
+     */
+    private static final Duration RACE = Duration.ofSeconds(2);
+
+    @Test
+    void add_refusedForOverflow_neverRefusesALegitimateAddRacingIt() {
+        WaitGroup wg = new WaitGroup(5);
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicInteger refusedOverflows = new AtomicInteger();
+        Thread overflower = TestSchedulers.startThread("overflowing-add", () -> {
+            while (!stop.get()) {
+                try {
+                    wg.add(Integer.MAX_VALUE);
+                } catch (IllegalStateException expected) {
+                    refusedOverflows.incrementAndGet();
+                }
+            }
+        });
+        List<Throwable> refusedLegitimate = new ArrayList<>();
+        long end = System.nanoTime() + RACE.toNanos();
+        try {
+            for (int i = 0; i < 2_000_000 && System.nanoTime() - end < 0; i++) {
+                try {
+                    wg.add(1);
+                } catch (IllegalStateException e) {
+                    refusedLegitimate.add(e);
+                    break;
+                }
+                wg.done();
+            }
+        } finally {
+            stop.set(true);
+            join(overflower);
+        }
+        assertEquals(List.of(), refusedLegitimate, "add(1) on a count of 5 was refused");
+        assertTrue(refusedOverflows.get() > 0);
+        assertEquals(5, wg.count());
+    }
+
+    @Test
+    void add_refusedForOverflow_racingTheLastDone_leavesTheZeroReleased() {
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicReference<WaitGroup> current = new AtomicReference<>();
+        Thread overflower = TestSchedulers.startThread("overflowing-add", () -> {
+            while (!stop.get()) {
+                WaitGroup wg = current.get();
+                if (wg != null) {
+                    try {
+                        wg.add(Integer.MAX_VALUE);
+                    } catch (IllegalStateException expected) {
+                        // refused: must have changed nothing (on a count of zero it is accepted)
+                    }
+                }
+            }
+        });
+        long end = System.nanoTime() + RACE.toNanos();
+        try {
+            for (int i = 0; i < 1_000_000 && System.nanoTime() - end < 0; i++) {
+                WaitGroup wg = new WaitGroup(1);
+                AtomicBoolean zero = new AtomicBoolean();
+                wg.onZero(() -> zero.set(true));
+                current.set(wg);
+                boolean reachedZero = wg.done();
+                assertTrue(reachedZero, "round " + i + ": the last done() did not see the count reach zero");
+                assertTrue(zero.get(), "round " + i + ": the count reached zero but onZero never ran");
+                // (the count may be Integer.MAX_VALUE now: the same add on a count of zero is legitimate)
+            }
+        } finally {
+            stop.set(true);
+            join(overflower);
+        }
     }
 
     @Test
