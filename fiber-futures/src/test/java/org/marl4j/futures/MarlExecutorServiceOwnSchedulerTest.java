@@ -31,7 +31,7 @@ import org.marl4j.Task;
 import org.marl4j.TestSchedulers;
 
 /**
- * MarlExecutorService edge cases of issue 8 and 12: waiting for termination from a fiber of the
+ * MarlExecutorService edge cases: waiting for termination from a fiber of the
  * scheduler the executor owns, and making rejected tasks visible in the log.
  */
 class MarlExecutorServiceOwnSchedulerTest {
@@ -130,7 +130,7 @@ class MarlExecutorServiceOwnSchedulerTest {
         TestSchedulers.assertNoThreadsLeft(executor.scheduler().config().getThreadNamePrefix());
     }
 
-    // ---------------------------------------------------------------- rejections are logged (issue 12)
+    // ---------------------------------------------------------------- rejections are logged
 
     /** Captures the executor's log records: System.Logger goes to java.util.logging by default. */
     private static final class Capture extends Handler implements AutoCloseable {
