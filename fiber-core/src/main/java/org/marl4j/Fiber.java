@@ -121,7 +121,7 @@ public final class Fiber extends Waiter {
     State state;
     /**
      * The fiber's number, from 1 per worker; 0 for a thread's main fiber (see {@link #id()}). Here,
-     * in the four bytes the priority took before it moved to the side object ({@link FiberTimer}),
+     * an int the object has room for because its priority lives on a side object ({@link FiberTimer}),
      * so that the continuation has room for its fiber (it is the fiber's future callback: see
      * {@link FiberContinuation}).
      */
@@ -164,9 +164,9 @@ public final class Fiber extends Waiter {
      * How many {@link FiberCancellation}s open on this fiber are cancelled: while non-zero, every
      * wait of the fiber throws {@link FiberCancelledException}. Written under worker.lock (by
      * FiberCancellation.cancel() and close()); the fiber reads it racily before a wait and again
-     * under the lock when it suspends and resumes (see FiberWaits). A byte, in the byte that
-     * WAITER_TAKEN's own boolean used to take. Counts up to
-     * {@link #MAX_CANCELLED_SCOPES}; deeper nesting is counted by the worker (addCancelledScope()).
+     * under the lock when it suspends and resumes (see FiberWaits). A byte, so that it fits beside the
+     * other small fields without growing the object: it counts up to {@link #MAX_CANCELLED_SCOPES},
+     * and the worker counts deeper nesting (addCancelledScope()).
      */
     @GuardedBy("worker.lock")
     byte cancelledScopes;

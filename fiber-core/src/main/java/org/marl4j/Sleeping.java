@@ -73,7 +73,7 @@ final class Sleeping {
             // The idle gap a fruitless spin began ends when the work arrived, not when this worker
             // woke: judged by the wake-up, a gap a spin would have bridged looks long, the budget
             // halves, the next gap is slept through too, and a two-worker ping-pong stays at
-            // 18 µs a round trip instead of 0.85 (seen under load, from which it never recovered).
+            // 18 µs a round trip instead of 0.85, a state it does not leave.
             spinning.budget.workFound(work.ownerSleep.arrivedAt(System.nanoTime()));
         } else {
             spinning.budget.abandon();
@@ -123,7 +123,7 @@ final class Sleeping {
      * maxNanos (and, draining in unbind() or close(), until the watch is due, which it then acts
      * on), minding interrupts and deadlines. Called with lock held; releases it meanwhile. Idle
      * sleeps and a pinned fiber's wait both come here, so a due watch is never left unacted (a
-     * pinned wait once spun on a watch due forever, its sleeps 1 ns each).
+     * pinned wait would otherwise spin on a watch due forever, its sleeps 1 ns each).
      */
     @GuardedBy("lock")
     @SuppressWarnings("GuardedBy") // lock, held here, is the worker lock that work.deadlines.lock, work.inboxes.work.lock, work.ownerSleep.lock name

@@ -3,7 +3,7 @@ package org.marl4j;
 /**
  * SpinBudget is how long one worker spins for work before it sleeps, adapted to how soon work
  * tends to come: a spin pays when work arrives within a few microseconds, and only burns CPU when
- * the worker goes idle for long (IdleBenchmark once measured ~0.5 ms of CPU per task from a fixed
+ * the worker goes idle for long (IdleBenchmark measures ~0.5 ms of CPU per task with a fixed
  * 1 ms spin). After each idle gap that began with a spin it halves if the gap (from the spin's start
  * until work was found, spinning or after a sleep) was longer than {@link #SHORT_GAP_NANOS}, and
  * doubles if it was shorter, between {@link #MIN_NANOS} and the configured spin duration. Owned by

@@ -120,7 +120,7 @@ final class TaskPlacement {
      * nextRoundRobin(count) is the next worker index of the round-robin, 0 to count - 1. The counter
      * is advanced with an opaque read and write, not an atomic increment: two producers that race
      * may pick the same worker once, which costs the spread nothing that matters, while a lone
-     * producer, the common case, no longer pays a locked instruction per task for it.
+     * producer, the common case, pays no locked instruction per task for it.
      */
     private int nextRoundRobin(int count) {
         if (count == 1) {

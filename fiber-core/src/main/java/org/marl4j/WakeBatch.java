@@ -6,7 +6,7 @@ package org.marl4j;
  * worker's {@link WakeInbox} per run of up to {@link #MAX_RUN} fibers, rather than one push per
  * fiber. Every push from another thread is a compare-and-set on the inbox head, which the owner
  * empties with a swap while it works through the crowd; one per fiber made that cache line bounce
- * between the two cores on every wake (ReleaseBenchmark at two workers, issue 11).
+ * between the two cores on every wake (ReleaseBenchmark at two workers).
  *
  * <p>A fiber joins a run only when woken from a thread other than its worker's: on the owner's
  * own thread a wake acts at once, as {@link Work#wake} does. Its {@link Waiter#notified} flag is

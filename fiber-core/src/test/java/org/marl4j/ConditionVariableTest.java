@@ -589,11 +589,11 @@ class ConditionVariableTest {
         assertTrue(longWaiterReleased.get());
     }
 
-    // ---------------------------------------------------------------- reentrant holds (issue 8)
+    // ---------------------------------------------------------------- reentrant holds
 
     /**
      * A fiber holding a Mutex twice awaits; another fiber must be able to take the Mutex to make
-     * the predicate true. Before the fix the waiter kept one hold, so the signaller's tryLock gave up.
+     * the predicate true: a waiter that kept one hold would make the signaller's tryLock give up.
      */
     @ForEachWorkerCount
     void await_withMutexHeldTwice_releasesEveryHoldAndRestoresThem(int workers) {

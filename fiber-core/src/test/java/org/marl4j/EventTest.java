@@ -556,11 +556,11 @@ class EventTest {
         });
     }
 
-    // ---------------------------------------------------------------- Event.any leaks (issue 8)
+    // ---------------------------------------------------------------- Event.any leaks
 
     /**
      * Event.any in a loop over a long-lived source: once the any-events are garbage, the source
-     * keeps none of them. Before the fix the source held every one for good.
+     * keeps none of them (holding each for good would leak one per call).
      */
     @Test
     void any_calledRepeatedlyOnALongLivedSource_keepsNoCollectedDependents() {

@@ -20,7 +20,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Where an enqueue goes. A task enqueued from one of the scheduler's worker threads goes onto that
- * worker's own queue (issue 10): it runs there, in FIFO order with the worker's other tasks, unless
+ * worker's own queue: it runs there, in FIFO order with the worker's other tasks, unless
  * another worker steals it; and a worker blocked in a task never strands it, whatever the spin
  * duration. Tasks enqueued from outside while no worker has spun lately are dealt round-robin.
  */

@@ -231,7 +231,7 @@ class MutexTest {
         }
     }
 
-    // ---------------------------------------------------------------- huge timeouts (issue 8)
+    // ---------------------------------------------------------------- huge timeouts
 
     @Test
     void tryLock_maxLongDays_onAFreeMutex_acquiresInsteadOfOverflowing() throws InterruptedException {

@@ -35,7 +35,7 @@ class SchedulerTest {
     /**
      * Worker threads are not daemons unless Config.setDaemon(true) says so, whatever the thread
      * that makes the scheduler is: a Thread inherits its maker's daemon status, so a scheduler made
-     * on a daemon thread used to get daemon workers, and the JVM could exit under their tasks.
+     * on a daemon thread would get daemon workers, and the JVM could exit under their tasks.
      */
     @ParameterizedTest1to8
     void workerThreads_areDaemonsOnlyIfConfigured_evenWhenMadeOnADaemonThread(int workers) throws Exception {

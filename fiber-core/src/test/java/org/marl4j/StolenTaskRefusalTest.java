@@ -36,8 +36,8 @@ class StolenTaskRefusalTest {
     /**
      * A task queues TASKS tasks on its own worker, accepted there, then holds that worker in a spin;
      * idle workers steal them, and their policies refuse them (full). The stolen task has left its
-     * victim: it must wait in the thief's pending tasks and run once the policy takes it (before
-     * the fix, Steals.addStolen let it go: 36 of 1000 tasks never ran on 2 workers, 1 on 4).
+     * victim: it must wait in the thief's pending tasks and run once the policy takes it (if
+     * Steals.addStolen let it go, tens of tasks in 1000 would never run on 2 workers).
      */
     @ParameterizedTest(name = "{0} worker threads")
     @ValueSource(ints = {2, 4})

@@ -213,11 +213,11 @@ class TicketTest {
         assertTrue(npe.getMessage().contains("callback"), npe.getMessage());
     }
 
-    // ---------------------------------------------------------------- closed scheduler (issue 8)
+    // ---------------------------------------------------------------- closed scheduler
 
     /**
-     * done() whose successor's onCall scheduler is closed: it throws and changes nothing (before the
-     * fix it threw after calling the successor, whose callback was then lost).
+     * done() whose successor's onCall scheduler is closed: it throws and changes nothing (throwing
+     * after calling the successor would lose the successor's callback).
      */
     @ForEachWorkerCount
     void done_whenTheNextTicketsCallbackSchedulerIsClosed_throwsAndChangesNothing(int workers) {

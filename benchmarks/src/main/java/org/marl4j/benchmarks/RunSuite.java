@@ -31,7 +31,7 @@ import org.openjdk.jmh.runner.options.VerboseMode;
  * RunSuite runs every benchmark of this module with the settings on each class (one fork; see
  * RESULTS.md for the list), then the memory measurement in fresh JVMs, and writes RESULTS.md: the
  * machine, each workload's scores, and the ratios marl4j / baseline: best against best, and each
- * marl4j config against the best baseline with its own thread count (like for like, issue 11).
+ * marl4j config against the best baseline with its own thread count (like for like).
  *
  * <p>System properties: {@code bench.results} (output file, default {@code RESULTS.md}),
  * {@code bench.include} (regex of benchmarks to run, default all), {@code bench.quick=true} (one

@@ -191,7 +191,7 @@ final class HttpServerDemo {
                        Virtual threads served more here. The two cores are shared by the load generator,
                        the server's dispatcher thread and the backend's timer, and marl4j's throughput at
                        this load swings with how often its workers lose their core (benchmarks/README.md,
-                       item 24); closing that gap is open work. What marl4j adds is not raw speed over
+                       "Where marl4j loses"). What marl4j adds is not raw speed over
                        virtual threads: it is a fixed set of threads you own and size, marl's primitives
                        (WaitGroup, Event, Ticket, ...) for the waits, and the same code under Reactor and
                        Kotlin (below).

@@ -16,10 +16,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 
 /**
- * Every Java and Kotlin code block of the README (and of the modules' README-SECTION.md fragments
- * waiting to be spliced in) is a marked region of a compiled file under examples/src: this test
- * fails when one drifts from its source, or when a block has no marker. How to mark them is in
- * {@link Snippets}.
+ * Every Java and Kotlin code block of the README, of the guide under docs/ (and of the modules'
+ * README-SECTION.md fragments waiting to be spliced in) is a marked region of a compiled file under
+ * examples/src: this test fails when one drifts from its source, or when a block has no marker. How
+ * to mark them is in {@link Snippets}.
  */
 class ReadmeSnippetsTest {
     private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
@@ -28,6 +28,15 @@ class ReadmeSnippetsTest {
     @TestFactory
     Stream<DynamicTest> readme_everyCodeBlockEqualsItsRegion() throws IOException {
         return blocksOf(ROOT.resolve("README.md"));
+    }
+
+    @TestFactory
+    Stream<DynamicTest> guide_everyCodeBlockEqualsItsRegion() throws IOException {
+        List<DynamicTest> tests = new ArrayList<>();
+        for (Path page : guidePages()) {
+            blocksOf(page).forEach(tests::add);
+        }
+        return tests.stream();
     }
 
     @TestFactory
@@ -42,9 +51,15 @@ class ReadmeSnippetsTest {
     }
 
     @Test
-    void readme_hasCodeBlocks() throws IOException {
-        // Guards the parser: a README whose blocks all went unrecognised would pass vacuously.
-        assertTrue(Snippets.blocks(ROOT.resolve("README.md")).size() >= 3, "expected the README's java blocks");
+    void readmeAndGuide_haveCodeBlocks() throws IOException {
+        // Guards the parser and the page list: pages whose blocks all went unrecognised, or a guide
+        // that was not found, would pass vacuously.
+        assertTrue(Snippets.blocks(ROOT.resolve("README.md")).size() >= 2, "expected the README's java blocks");
+        int guideBlocks = 0;
+        for (Path page : guidePages()) {
+            guideBlocks += Snippets.blocks(page).size();
+        }
+        assertTrue(guideBlocks >= 10, "expected the guide's java and kotlin blocks under docs/, found " + guideBlocks);
     }
 
     @Test
@@ -59,6 +74,12 @@ class ReadmeSnippetsTest {
         String diff = Snippets.diff(List.of("x", "y", "z"), List.of("x", "Y", "z"));
         assertTrue(diff.contains("line 2"), diff);
         assertTrue(diff.contains("- y") && diff.contains("+ Y"), diff);
+    }
+
+    private static List<Path> guidePages() throws IOException {
+        try (Stream<Path> pages = Files.list(ROOT.resolve("docs"))) {
+            return pages.filter(p -> p.toString().endsWith(".md")).sorted().toList();
+        }
     }
 
     private static Stream<DynamicTest> blocksOf(Path markdown) throws IOException {

@@ -18,8 +18,8 @@ import org.marl4j.ForEachWorkerCount;
 /**
  * The await methods take any CompletionStage, including the JDK's
  * {@link CompletableFuture#minimalCompletionStage()}: a CompletableFuture subclass whose Future
- * methods (isDone, join, get, ...) throw UnsupportedOperationException. Before the fix the timed
- * await, awaitAll and awaitAny called isDone() on it and threw.
+ * methods (isDone, join, get, ...) throw UnsupportedOperationException, so the timed await,
+ * awaitAll and awaitAny must not call isDone() on it.
  */
 class FuturesMinimalStageTest {
     private static final Duration LONG = Duration.ofSeconds(30);

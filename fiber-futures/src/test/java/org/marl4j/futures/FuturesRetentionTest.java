@@ -21,8 +21,8 @@ import org.marl4j.Task;
 /**
  * A long-lived stage (a shutdown signal, a cache entry) awaited with timeouts in a loop, or losing
  * awaitAny races again and again, keeps at most one callback from marl4j, whatever the number of
- * waits. Measured with {@link CompletableFuture#getNumberOfDependents()}: before the fix every
- * timed-out await and every lost awaitAny left one callback (and its Outcome and Event) on the stage.
+ * waits. Measured with {@link CompletableFuture#getNumberOfDependents()}: otherwise every
+ * timed-out await and every lost awaitAny would leave one callback (and its Outcome and Event) on the stage.
  */
 class FuturesRetentionTest {
     private static final int WAITS = 20_000;

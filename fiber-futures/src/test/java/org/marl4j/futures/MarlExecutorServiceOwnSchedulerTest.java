@@ -28,7 +28,7 @@ import org.marl4j.Task;
 import org.marl4j.TestSchedulers;
 
 /**
- * MarlExecutorService edge cases of issue 8 and 12: waiting for termination from a fiber of the
+ * MarlExecutorService edge cases: waiting for termination from a fiber of the
  * scheduler the executor owns, and making rejected tasks visible in the log.
  */
 class MarlExecutorServiceOwnSchedulerTest {
@@ -127,7 +127,7 @@ class MarlExecutorServiceOwnSchedulerTest {
         TestSchedulers.assertNoThreadsLeft(executor.scheduler().config().getThreadNamePrefix());
     }
 
-    // ---------------------------------------------------------------- rejections are logged (issue 12)
+    // ---------------------------------------------------------------- rejections are logged
 
     @Test
     void execute_afterShutdown_logsTheFirstRejectionOnceAtWarning() {

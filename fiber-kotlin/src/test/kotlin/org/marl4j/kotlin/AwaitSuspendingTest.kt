@@ -123,9 +123,9 @@ class AwaitSuspendingTest {
     }
 
     /**
-     * A ticket awaited in a loop of timeouts: each cancelled waiter used to leave an `onCall`
-     * callback chained onto the ticket's, and the call then ran them one nested frame each, so
-     * 100,000 overflowed the stack and the waiters still there were never resumed.
+     * A ticket awaited in a loop of timeouts: a cancelled waiter must not leave an `onCall`
+     * callback chained onto the ticket's, or the call would run them one nested frame each, and
+     * 100,000 would overflow the stack and leave the waiters still there never resumed.
      */
     @ParameterizedTest(name = "{0} worker threads")
     @ValueSource(ints = [0, 1, 2, 4])
@@ -211,8 +211,8 @@ class AwaitSuspendingTest {
 
     /**
      * A ticket awaited through a `limitedParallelism` view (and an alias of one) registers its callback
-     * on the view's scheduler, as on the dispatcher itself. It used to take a view for "no marl4j
-     * scheduler" and, with zero workers, leave a virtual thread parked until the ticket is called,
+     * on the view's scheduler, as on the dispatcher itself. Taking a view for "no marl4j
+     * scheduler" would, with zero workers, leave a virtual thread parked until the ticket is called,
      * after its waiter was cancelled.
      */
     @ParameterizedTest(name = "{0} worker threads")
