@@ -321,7 +321,9 @@ public final class MarlExecutorService extends AbstractExecutorService {
     @Override
     public boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
         Objects.requireNonNull(unit, "unit must not be null");
-        long nanos = unit.toNanos(timeout);
+        // A negative timeout means none left; clamping it keeps nanos - elapsed from wrapping round to
+        // a huge positive wait at Long.MIN_VALUE (toNanos saturates, so Long.MAX_VALUE cannot wrap).
+        long nanos = Math.max(0, unit.toNanos(timeout));
         long start = System.nanoTime();
         // Not shut down: only a shutdown() (which opens the latch once the tasks are done) or a close
         // of the scheduler, which nothing reports, can end the wait before its timeout.

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -185,6 +186,30 @@ class MarlExecutorServiceTest {
             f.executor.shutdown(); // idempotent
             assertTrue(f.executor.awaitTermination(PATIENCE_S, TimeUnit.SECONDS));
             assertTrue(f.executor.isShutdown() && f.executor.isTerminated());
+        }
+    }
+
+    @ParameterizedTest(name = "workers={0}, owned={1}")
+    @MethodSource("org.marl4j.futures.ExecutorFixture#kinds")
+    void awaitTermination_withNoTimeLeft_returnsFalseAtOnce_runningOrShutDownWithATaskLeft(int workers, boolean owned)
+            throws Exception {
+        try (ExecutorFixture f = new ExecutorFixture(workers, owned)) {
+            Event release = new Event(Event.Mode.MANUAL);
+            f.executor.execute(release::await);
+            // Each call runs on its own thread with a bound: a timeout that wrapped round to a huge
+            // positive wait fails here rather than hanging the run.
+            for (int round = 0; round < 2; round++) {
+                for (long nanos : new long[] {Long.MIN_VALUE, Long.MIN_VALUE + 1, -1, 0}) {
+                    assertFalse(assertTimeoutPreemptively(Duration.ofSeconds(10),
+                            () -> f.executor.awaitTermination(nanos, TimeUnit.NANOSECONDS)), "nanos=" + nanos);
+                    assertFalse(assertTimeoutPreemptively(Duration.ofSeconds(10),
+                            () -> f.executor.awaitTermination(nanos, TimeUnit.MILLISECONDS)), "millis=" + nanos);
+                }
+                f.executor.shutdown();
+            }
+            release.signal();
+            assertTrue(f.executor.awaitTermination(Long.MAX_VALUE, TimeUnit.NANOSECONDS));
+            assertTrue(f.executor.awaitTermination(Long.MIN_VALUE, TimeUnit.DAYS), "terminated: true whatever the timeout");
         }
     }
 
