@@ -23,7 +23,7 @@ class FiberCancellationTest {
     @org.junit.jupiter.params.provider.ValueSource(ints = {1, 127, 128, 200, 255, 256, 1000})
     void manyNestedCancelledScopes_cancelEveryWaitInside_andNoneOnceAllAreClosed(int scopes) {
         for (int workers : new int[] {0, 1, 2, 8}) {
-            TaskErrors.withBoundScheduler(workers, scheduler -> {
+            TestSchedulers.withBoundScheduler(workers, scheduler -> {
                 List<Object> seen = TestSchedulers.runOnFiber(scheduler, () -> {
                     List<Object> results = new ArrayList<>();
                     Event never = new Event(Event.Mode.MANUAL);

@@ -44,7 +44,7 @@ class TimeoutExtremesTest {
     @ParameterizedTest(name = "{0} workers, {1}")
     @MethodSource("extremes")
     void everyTimedWait_answersAtOnce_whenTheTimeoutIsNotPositive_orTheConditionHolds(int workers, Duration timeout) {
-        TaskErrors.withBoundScheduler(workers, scheduler -> {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
             List<Object> seen = TestSchedulers.runOnFiber(scheduler, () -> timedWaits(timeout));
             assertEquals(List.of(), seen);
             assertEquals(List.of(), timedWaits(timeout)); // the bound thread's main fiber (or the plain wait with 0 workers)
