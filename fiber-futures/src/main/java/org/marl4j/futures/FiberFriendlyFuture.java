@@ -42,10 +42,19 @@ final class FiberFriendlyFuture<T> extends CompletableFuture<T> {
     @Override
     public T get(long timeout, TimeUnit unit) throws InterruptedException, ExecutionException, TimeoutException {
         if (!isDone() && Fiber.current() != null) {
-            // The timed wait of Futures.await, on a stage that completes normally whatever this does,
-            // so that only the timeout can come out of it; the outcome is then read below.
+            // The timed wait of Futures.await on this future itself: a wait that times out takes its
+            // waiter back, where a derived stage (handle(...)) would stay on this future for good, one
+            // per timed-out get. Its own timeout leaves as the TimeoutException get promises; a
+            // failure of this future is read below, wrapped as the JDK's get wraps it; anything else
+            // (the wait cancelled, say) came from the wait, not the outcome, and leaves as it is.
             // unit.toNanos saturates where Duration.of(timeout, unit) would overflow (say Long.MAX_VALUE days).
-            Futures.await(handle((value, failure) -> null), Duration.ofNanos(unit.toNanos(timeout)));
+            try {
+                Futures.await(this, Duration.ofNanos(unit.toNanos(timeout)));
+            } catch (RuntimeException | Error failed) {
+                if (!isDone()) {
+                    throw failed;
+                }
+            }
         }
         return super.get(timeout, unit);
     }

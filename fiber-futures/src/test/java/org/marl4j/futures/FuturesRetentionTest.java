@@ -11,6 +11,8 @@ import java.lang.ref.WeakReference;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.Test;
 import org.marl4j.ForEachWorkerCount;
@@ -38,6 +40,28 @@ class FuturesRetentionTest {
         }));
         assertEquals(1, never.getNumberOfDependents(), "callbacks left on the stage");
         assertEquals(0, StageWaiters.of(never).size(), "timed-out waiters left registered");
+    }
+
+    @ForEachWorkerCount
+    void timedGet_timingOutManyTimesOnAFiber_leavesOneCallbackOnTheFuture(int workers) {
+        CompletableFuture<String> never = new FiberFriendlyFuture<>(); // what Futures.supplyAsync returns
+        withScheduler(workers, scheduler -> runOnFiber(scheduler, () -> {
+            for (int i = 0; i < WAITS; i++) {
+                assertThrows(TimeoutException.class, () -> never.get(1, TimeUnit.NANOSECONDS));
+            }
+            for (int i = 0; i < SLEEPING_WAITS; i++) {
+                assertThrows(TimeoutException.class, () -> never.get(1, TimeUnit.MILLISECONDS));
+            }
+            return null;
+        }));
+        assertTrue(never.getNumberOfDependents() <= 1,
+                () -> never.getNumberOfDependents() + " callbacks left on the future by timed-out gets");
+        never.completeExceptionally(new IllegalStateException("late"));
+        withScheduler(workers, scheduler -> runOnFiber(scheduler, () -> {
+            ExecutionException failed = assertThrows(ExecutionException.class, () -> never.get(1, TimeUnit.SECONDS));
+            assertEquals("late", failed.getCause().getMessage(), "a failure is wrapped as the JDK's get wraps it");
+            return null;
+        }));
     }
 
     @Test
