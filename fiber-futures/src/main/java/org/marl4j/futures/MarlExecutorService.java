@@ -130,6 +130,13 @@ public final class MarlExecutorService extends AbstractExecutorService {
     private final AtomicLong ctl = new AtomicLong();
     private final AtomicLong sequence = new AtomicLong();
     private final Set<Submission> pending = ConcurrentHashMap.newKeySet();
+    /**
+     * Set by shutdownNow() before it scans pending. An execute() accepted before the shutdown whose
+     * submission reaches pending only after that scan began reads it afterwards and cancels its own
+     * task's waits: either the scan sees the submission or execute() sees this (both are volatile),
+     * so no accepted task is left both unreturned and uncancelled.
+     */
+    private volatile boolean stoppingNow;
     private final Latch terminated = new Latch();
     /** Opened when shut down with every accepted task finished: before an owned scheduler closes. */
     private final Latch drained = new Latch();
@@ -203,6 +210,9 @@ public final class MarlExecutorService extends AbstractExecutorService {
         }
         Submission submission = new Submission(this, command, sequence.getAndIncrement());
         pending.add(submission);
+        if (stoppingNow) {
+            submission.cancelWaitsFromStart(); // shutdownNow's scan may have missed it
+        }
         try {
             scheduler.enqueue(new Task(submission));
         } catch (RuntimeException e) {
@@ -239,6 +249,7 @@ public final class MarlExecutorService extends AbstractExecutorService {
     @Override
     public List<Runnable> shutdownNow() {
         shutdown();
+        stoppingNow = true;
         List<Submission> taken = new ArrayList<>();
         for (Submission submission : pending) {
             if (submission.takeBack()) {

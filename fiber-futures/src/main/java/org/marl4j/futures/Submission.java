@@ -38,6 +38,8 @@ final class Submission implements Runnable {
     private volatile int state;
     /** The scope the task runs in: written before the CAS to STARTED, so whoever sees STARTED reads it. */
     private FiberCancellation running;
+    /** Set when the task's waits are to be cancelled whenever it starts (see cancelWaitsFromStart). */
+    private volatile boolean cancelled;
 
     Submission(MarlExecutorService executor, Runnable task, long sequence) {
         this.executor = executor;
@@ -62,6 +64,9 @@ final class Submission implements Runnable {
                 return;
             }
             started = true;
+            if (cancelled) {
+                scope.cancel();
+            }
             task.run();
         } finally {
             if (started) {
@@ -80,6 +85,17 @@ final class Submission implements Runnable {
         if (state == STARTED) {
             running.cancel();
         }
+    }
+
+    /**
+     * cancelWaitsFromStart() cancels the task's fiber waits whether it has started or starts later:
+     * for a task accepted while shutdownNow() ran, which that call may not have seen. The flag is
+     * written before the state is read here, and the state before the flag is read in run(), so at
+     * least one side cancels.
+     */
+    void cancelWaitsFromStart() {
+        cancelled = true;
+        cancelWaits();
     }
 
     @Override

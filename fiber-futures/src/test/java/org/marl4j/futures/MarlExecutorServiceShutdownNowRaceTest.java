@@ -1,0 +1,66 @@
+package org.marl4j.futures;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.marl4j.Event;
+import org.marl4j.FiberCancelledException;
+
+/**
+ * shutdownNow() racing execute() from another thread: every task execute() accepted is either
+ * returned by shutdownNow() or has its waits cancelled, so the executor terminates even though every
+ * task waits on an event nobody signals. A task accepted just before the shutdown whose submission
+ * was registered only after shutdownNow() had looked would otherwise wait for ever, uncancelled.
+ */
+class MarlExecutorServiceShutdownNowRaceTest {
+    private static final int MAX_ROUNDS = 300;
+    private static final long ROUNDS_NANOS = TimeUnit.MILLISECONDS.toNanos(1500);
+
+    @ParameterizedTest(name = "workers={0}, owned={1}")
+    @MethodSource("org.marl4j.futures.ExecutorFixture#kindsWithWorkerThreads")
+    void everyAcceptedTask_isReturnedOrHasItsWaitCancelled_soTheExecutorTerminates(int workers, boolean owned)
+            throws Exception {
+        long start = System.nanoTime();
+        for (int round = 0; round < MAX_ROUNDS && System.nanoTime() - start < ROUNDS_NANOS; round++) {
+            try (ExecutorFixture f = new ExecutorFixture(workers, owned)) {
+                Event never = new Event(Event.Mode.MANUAL);
+                AtomicInteger accepted = new AtomicInteger();
+                AtomicInteger cancelled = new AtomicInteger();
+                Thread submitter = Thread.ofPlatform().start(() -> {
+                    try {
+                        while (true) {
+                            f.executor.execute(() -> {
+                                try {
+                                    never.await();
+                                } catch (FiberCancelledException expected) {
+                                    cancelled.incrementAndGet();
+                                }
+                            });
+                            accepted.incrementAndGet();
+                        }
+                    } catch (RejectedExecutionException shutDown) {
+                        // the end of the round
+                    }
+                });
+                int before = ThreadLocalRandom.current().nextInt(64);
+                while (accepted.get() < before && submitter.isAlive()) {
+                    Thread.onSpinWait();
+                }
+                List<Runnable> returned = f.executor.shutdownNow();
+                submitter.join();
+                int r = round;
+                assertTrue(f.executor.awaitTermination(10, TimeUnit.SECONDS), () -> "round " + r + ": of "
+                        + accepted.get() + " accepted tasks " + returned.size() + " were returned and "
+                        + cancelled.get() + " had their wait cancelled; the executor never terminated");
+                assertEquals(accepted.get(), returned.size() + cancelled.get(), "every accepted task accounted for");
+            }
+        }
+    }
+}
