@@ -122,11 +122,13 @@ public final class MarlExecutorService extends AbstractExecutorService {
      * nothing else reports. Not a hot path: such a wait can otherwise only end by its timeout.
      */
     private static final long CLOSED_SCHEDULER_RECHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
-    /** How long close() waits before it logs what it waits for; tests shorten it. */
-    static Duration closeWarningAfter = Duration.ofSeconds(5);
+    /** How long close() waits, by default, before it logs what it waits for. */
+    private static final Duration CLOSE_WARNING_AFTER = Duration.ofSeconds(5);
 
     private final Scheduler scheduler;
     private final boolean ownsScheduler;
+    /** How long close() waits before it logs what it waits for. */
+    private final Duration closeWarningAfter;
     private final AtomicLong ctl = new AtomicLong();
     private final AtomicLong sequence = new AtomicLong();
     private final Set<Submission> pending = ConcurrentHashMap.newKeySet();
@@ -162,6 +164,7 @@ public final class MarlExecutorService extends AbstractExecutorService {
         }
         this.scheduler = new Scheduler(config);
         this.ownsScheduler = true;
+        this.closeWarningAfter = CLOSE_WARNING_AFTER;
     }
 
     /**
@@ -172,8 +175,14 @@ public final class MarlExecutorService extends AbstractExecutorService {
      * @throws NullPointerException if scheduler is null
      */
     public MarlExecutorService(Scheduler scheduler) {
+        this(scheduler, CLOSE_WARNING_AFTER);
+    }
+
+    /** An executor over a borrowed scheduler whose close() warns after closeWarningAfter. */
+    MarlExecutorService(Scheduler scheduler, Duration closeWarningAfter) {
         this.scheduler = Objects.requireNonNull(scheduler, "scheduler must not be null");
         this.ownsScheduler = false;
+        this.closeWarningAfter = Objects.requireNonNull(closeWarningAfter, "closeWarningAfter");
     }
 
     /**

@@ -631,12 +631,10 @@ class MarlExecutorServiceTest {
 
     @Test
     void close_fromOutside_thatWaitsLong_showsWhereTheTasksWait_andBlamesNoCaller() throws Exception {
-        Duration warnAfter = MarlExecutorService.closeWarningAfter;
-        MarlExecutorService.closeWarningAfter = Duration.ofMillis(50);
         Scheduler scheduler = new Scheduler(TestSchedulers.config(1));
         Event never = new Event(Event.Mode.MANUAL);
         try (org.marl4j.LogCapture log = org.marl4j.LogCapture.of(MarlExecutorService.class)) {
-            MarlExecutorService executor = new MarlExecutorService(scheduler);
+            MarlExecutorService executor = new MarlExecutorService(scheduler, Duration.ofMillis(50));
             executor.execute(never::await);
             Thread closer = TestSchedulers.startThread("closer", executor::close);
             await().atMost(TestSchedulers.PATIENCE).until(() -> log.contains("WARNING", "1 unfinished task", "Event.await"));
@@ -647,17 +645,14 @@ class MarlExecutorServiceTest {
             assertTrue(warning.contains("Scheduler.close(Duration)"), warning);
         } finally {
             scheduler.close(Duration.ZERO);
-            MarlExecutorService.closeWarningAfter = warnAfter;
         }
     }
 
     @Test
     void close_fromOneOfItsOwnTasks_waitsForItself_andSaysSo() throws Exception {
-        Duration warnAfter = MarlExecutorService.closeWarningAfter;
-        MarlExecutorService.closeWarningAfter = Duration.ofMillis(50);
         Scheduler scheduler = new Scheduler(TestSchedulers.config(1));
         try (org.marl4j.LogCapture log = org.marl4j.LogCapture.of(MarlExecutorService.class)) {
-            MarlExecutorService executor = new MarlExecutorService(scheduler);
+            MarlExecutorService executor = new MarlExecutorService(scheduler, Duration.ofMillis(50));
             executor.execute(executor::close);
             await().atMost(TestSchedulers.PATIENCE).until(() -> log.contains("WARNING", "waits for itself", "1 unfinished task"));
             // The caller is the one task and is running, not suspended: the report does not blame threads held elsewhere.
@@ -665,7 +660,6 @@ class MarlExecutorServiceTest {
             assertFalse(log.contains("WARNING", "the tasks hold their threads"), "the report: " + log);
         } finally {
             scheduler.close(Duration.ZERO); // cancels the close's wait: the task unwinds
-            MarlExecutorService.closeWarningAfter = warnAfter;
         }
     }
 }
