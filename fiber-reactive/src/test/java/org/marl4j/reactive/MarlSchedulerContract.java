@@ -639,4 +639,41 @@ abstract class MarlSchedulerContract {
             throw new AssertionError(e);
         }
     }
+
+    @ParameterizedTest(name = "{0} worker threads")
+    @ValueSource(ints = {1, 2})
+    void extremeDelays_runNoTimeLeftAtOnce_andNeverOverflow(int workers) {
+        MarlScheduler s = create(workers);
+        Scheduler.Worker worker = s.createWorker();
+        try {
+            for (long delay : new long[] {Long.MIN_VALUE, Long.MIN_VALUE + 1, -1, 0}) {
+                for (TimeUnit unit : new TimeUnit[] {TimeUnit.NANOSECONDS, TimeUnit.MILLISECONDS, TimeUnit.DAYS}) {
+                    CountDownLatch ran = new CountDownLatch(4);
+                    s.schedule(ran::countDown, delay, unit);
+                    worker.schedule(ran::countDown, delay, unit);
+                    Disposable periodic = s.schedulePeriodically(ran::countDown, delay, Long.MAX_VALUE, unit);
+                    Disposable workerPeriodic = worker.schedulePeriodically(ran::countDown, delay, Long.MAX_VALUE, unit);
+                    awaitLatch(ran); // every task runs at once
+                    periodic.dispose();
+                    workerPeriodic.dispose();
+                }
+            }
+            AtomicBoolean ranLater = new AtomicBoolean();
+            for (TimeUnit unit : new TimeUnit[] {TimeUnit.NANOSECONDS, TimeUnit.DAYS}) {
+                List<Disposable> far = List.of(
+                        s.schedule(() -> ranLater.set(true), Long.MAX_VALUE, unit),
+                        worker.schedule(() -> ranLater.set(true), Long.MAX_VALUE, unit),
+                        s.schedulePeriodically(() -> ranLater.set(true), Long.MAX_VALUE, 1, unit),
+                        worker.schedulePeriodically(() -> ranLater.set(true), Long.MAX_VALUE, 1, unit));
+                far.forEach(Disposable::dispose);
+                far.forEach(d -> assertTrue(d.isDisposed()));
+            }
+            CompletableFuture<Boolean> after = new CompletableFuture<>();
+            s.schedule(() -> after.complete(true));
+            assertTrue(TestSchedulers.get(after));
+            assertFalse(ranLater.get(), "a task due in Long.MAX_VALUE ran");
+        } finally {
+            worker.dispose();
+        }
+    }
 }
