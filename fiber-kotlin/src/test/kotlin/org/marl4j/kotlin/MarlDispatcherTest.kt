@@ -95,6 +95,24 @@ class MarlDispatcherTest {
         assertFalse(defaultExecutorRunning(), "$DEFAULT_EXECUTOR was started")
     }
 
+    @ForEachWorkerCount
+    fun extremeDelaysAndTimeouts_neitherOverflowNorWaitWhenNoTimeIsLeft(workers: Int) = onScheduler(workers) { scheduler ->
+        withContext(scheduler.asCoroutineDispatcher()) {
+            for (millis in longArrayOf(Long.MIN_VALUE, Long.MIN_VALUE + 1, -1, 0)) {
+                delay(millis) // no time left: returns at once
+                assertThrows<TimeoutCancellationException> { withTimeout(millis) { awaitCancellation() } }
+                assertNull(withTimeoutOrNull(millis) { delay(1); 1 })
+            }
+            assertEquals(7, withTimeout(Long.MAX_VALUE) { delay(1); 7 })
+            val sleeper = launch { delay(Long.MAX_VALUE) }
+            val timed = launch { withTimeout(Long.MAX_VALUE) { awaitCancellation() } }
+            yield()
+            assertTrue(sleeper.isActive && timed.isActive, "a Long.MAX_VALUE delay or timeout does not end at once")
+            sleeper.cancelAndJoin()
+            timed.cancelAndJoin()
+        }
+    }
+
     @Test
     fun aCancelledDelayDoesNotHoldUpClose() {
         val scheduler = Scheduler(TestSchedulers.config(1))
