@@ -211,7 +211,13 @@ final class Monitor {
     }
 
     private void reportBlocking(Worker worker, long heldNanos) {
+        // The event first, the count after: whoever sees the count (a test, a metrics scrape that then
+        // ends the stall) knows the stack was taken while the task still held the thread.
+        recordBlocking(worker, heldNanos);
         worker.stats.tasksBlocking++; // written by this thread only
+    }
+
+    private static void recordBlocking(Worker worker, long heldNanos) {
         if (!FlightRecording.started()) {
             return;
         }
