@@ -225,10 +225,14 @@ public final class MarlExecutorService extends AbstractExecutorService {
         try {
             scheduler.enqueue(new Task(submission));
         } catch (RuntimeException e) {
-            if (submission.takeBack()) {
-                pending.remove(submission);
-                release();
+            if (!submission.takeBack()) {
+                // shutdownNow() took it back first and returned it to its caller, and the owned
+                // scheduler closed when the count fell to zero: the task is accounted for there, so
+                // rejecting it here too would report it twice.
+                return;
             }
+            pending.remove(submission);
+            release();
             shutDownIfSchedulerClosed(); // a closing scheduler refuses every task from outside: shut down
             throw rejections.refused(this, scheduler, e);
         }
