@@ -45,7 +45,9 @@ final class Periodic implements Runnable, MarlScheduler.Timed {
         this.owner = owner;
         this.worker = worker;
         this.body = body;
-        this.periodNanos = periodNanos;
+        // Capped so that nextDue + periodNanos - now cannot wrap round to a negative delay (a run
+        // due at once, again and again) should a run begin a little before its due time.
+        this.periodNanos = Math.min(periodNanos, Long.MAX_VALUE / 2);
     }
 
     /** start(initialDelayNanos) arms the first run; throws if the marl scheduler rejects it. */

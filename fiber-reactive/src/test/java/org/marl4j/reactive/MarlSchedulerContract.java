@@ -668,8 +668,18 @@ abstract class MarlSchedulerContract {
                 far.forEach(Disposable::dispose);
                 far.forEach(d -> assertTrue(d.isDisposed()));
             }
+            // Due once after a positive delay, then in Long.MAX_VALUE: it runs once, however its first
+            // run's timing rounds.
+            AtomicInteger onceRuns = new AtomicInteger();
+            Disposable once = s.schedulePeriodically(onceRuns::incrementAndGet, 1, Long.MAX_VALUE, TimeUnit.MILLISECONDS);
+            Disposable onceOnWorker = worker.schedulePeriodically(onceRuns::incrementAndGet, 1, Long.MAX_VALUE, TimeUnit.NANOSECONDS);
+            await().atMost(TestSchedulers.PATIENCE).until(() -> onceRuns.get() >= 2);
             CompletableFuture<Boolean> after = new CompletableFuture<>();
-            s.schedule(() -> after.complete(true));
+            s.schedule(() -> after.complete(true), 50, TimeUnit.MILLISECONDS);
+            assertTrue(TestSchedulers.get(after));
+            assertEquals(2, onceRuns.get(), "a periodic task with a Long.MAX_VALUE period ran more than once");
+            once.dispose();
+            onceOnWorker.dispose();
             assertTrue(TestSchedulers.get(after));
             assertFalse(ranLater.get(), "a task due in Long.MAX_VALUE ran");
         } finally {
