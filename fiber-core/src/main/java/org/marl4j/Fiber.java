@@ -241,7 +241,7 @@ public final class Fiber extends Waiter {
         Fiber fiber = new Fiber(worker, id);
         fiber.state = State.IDLE;
         fiber.stack = worker.virtualFibers
-                ? VirtualFiber.start(fiber, worker.fiberName(id))
+                ? VirtualFiber.start(fiber, worker.fiberThreadName())
                 : new FiberContinuation(worker, fiber);
         return fiber;
     }

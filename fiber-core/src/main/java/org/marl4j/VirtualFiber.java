@@ -32,7 +32,7 @@ import java.util.concurrent.Executor;
  * records its owner by thread, so {@link #resume} hands it to the virtual thread and takes it back
  * when the run returns.
  */
-final class VirtualFiber implements FiberStack, Executor {
+final class VirtualFiber implements FiberStack, Executor, Runnable {
     /** Thread.NO_INHERIT_THREAD_LOCALS: a fiber starts with no InheritableThreadLocal of its worker thread. */
     private static final int NO_INHERIT_THREAD_LOCALS = 1 << 2;
 
@@ -62,7 +62,7 @@ final class VirtualFiber implements FiberStack, Executor {
         this.fiber = fiber;
         try {
             this.thread = (Thread) Access.NEW_VIRTUAL_THREAD.invokeExact((Executor) this, name, NO_INHERIT_THREAD_LOCALS,
-                    (Runnable) this::body);
+                    (Runnable) this);
         } catch (Throwable t) {
             throw new IllegalStateException("marl4j could not make a virtual thread for " + fiber, t);
         }
@@ -78,9 +78,13 @@ final class VirtualFiber implements FiberStack, Executor {
         return stack;
     }
 
-    /** The body of the fiber's virtual thread: its worker's loop (see {@link Worker#run()}). */
+    /**
+     * The body of the fiber's virtual thread: its worker's loop (see {@link Worker#run()}). This
+     * object is the thread's task itself, so a fiber carries no lambda of its own.
+     */
+    @Override
     @SuppressWarnings("GuardedBy") // the trampoline hands the worker lock over to this virtual thread (WorkerLock.handOver) before it runs
-    private void body() {
+    public void run() {
         try {
             fiber.worker.run();
         } catch (Throwable t) {

@@ -25,7 +25,7 @@ class VirtualFiberEndTest {
     @ForEachWorkerCount
     void afterClose_noVirtualThreadOfItsFibersIsLeft(int workers) {
         Scheduler.Config config = TestSchedulers.config(workers).setFiberEngine(FiberEngine.VIRTUAL_THREADS);
-        String prefix = workers == 0 ? Thread.currentThread().getName() + "/fiber-" : config.getThreadNamePrefix();
+        String prefix = workers == 0 ? Thread.currentThread().getName() + "/fiber" : config.getThreadNamePrefix();
         int tasks = 50;
         TestSchedulers.withBoundScheduler(config, scheduler -> {
             WaitGroup done = new WaitGroup(tasks);
@@ -59,7 +59,7 @@ class VirtualFiberEndTest {
         long count = 0;
         while (names.find()) {
             String name = names.group(1).replace("\\/", "/"); // JSON may escape the slash
-            if (name.startsWith(prefix) && name.contains("/fiber-")) {
+            if (name.startsWith(prefix) && name.endsWith("/fiber")) {
                 count++;
             }
         }

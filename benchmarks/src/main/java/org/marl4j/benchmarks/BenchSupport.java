@@ -73,7 +73,7 @@ final class BenchSupport {
     /**
      * workerId() returns the id of the marl4j worker running the caller, or -1. With CONTINUATIONS a
      * fiber runs as its worker's thread ({@code bench-worker-1}); with VIRTUAL_THREADS it is a virtual
-     * thread named after that worker ({@code bench-worker-1/fiber-3}).
+     * thread named after that worker ({@code bench-worker-1/fiber}).
      */
     static int workerId() {
         String name = Thread.currentThread().getName();

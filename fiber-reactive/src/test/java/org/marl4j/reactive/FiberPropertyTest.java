@@ -29,9 +29,9 @@ class FiberPropertyTest {
             Flux<String> pipeline = Flux.just("x")
                     .publishOn(marl)
                     .map(x -> {
-                        stageThread.complete(Thread.currentThread().getName());
+                        stageThread.complete(thisThread());
                         marl.schedule(() -> { // can only run if the wait below leaves the thread free
-                            otherThread.complete(Thread.currentThread().getName());
+                            otherThread.complete(thisThread());
                             future.complete("completed by another task");
                         });
                         return Futures.await(future);
@@ -54,9 +54,9 @@ class FiberPropertyTest {
                     .publishOn(marl)
                     .map(x -> {
                         if (x == 2) {
-                            stageThread.complete(Thread.currentThread().getName());
+                            stageThread.complete(thisThread());
                             marl.schedule(() -> {
-                                otherThread.complete(Thread.currentThread().getName());
+                                otherThread.complete(thisThread());
                                 sink.tryEmitValue(40);
                             });
                             return Publishers.awaitSingle(sink.asMono()) + x;
@@ -74,8 +74,8 @@ class FiberPropertyTest {
     /**
      * The waiting stage and the task that ended its wait ran on the one worker, each on a fiber of
      * its own. On CONTINUATIONS a fiber runs as its worker's thread, so both saw that thread. On
-     * VIRTUAL_THREADS each fiber is a virtual thread named after its worker's thread
-     * ("worker/fiber-N"): two different ones, of the same worker.
+     * VIRTUAL_THREADS each fiber is a virtual thread of its own, named after its worker's thread
+     * ("worker/fiber"): two different ones, of the same worker.
      */
     private static void assertRanOnTheSameWorker(MarlScheduler marl, String stageThread, String otherThread) {
         if (marl.scheduler().fiberEngine() == FiberEngine.CONTINUATIONS) {
@@ -86,9 +86,14 @@ class FiberPropertyTest {
         }
     }
 
+    /** thisThread() is the current thread's name and id: the fibers of one worker share a name. */
+    private static String thisThread() {
+        return Thread.currentThread().getName() + "#" + Thread.currentThread().threadId();
+    }
+
     /** workerOf(fiberThread) is the name of the worker thread that a fiber's virtual thread is named after. */
     private static String workerOf(String fiberThread) {
-        int at = fiberThread.lastIndexOf("/fiber-");
+        int at = fiberThread.lastIndexOf("/fiber#");
         assertTrue(at > 0, fiberThread + " is not the name of a fiber's virtual thread");
         return fiberThread.substring(0, at);
     }
