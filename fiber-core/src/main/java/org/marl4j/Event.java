@@ -36,9 +36,12 @@ public final class Event {
 
     private final Mode mode;
     private final ReentrantLock lock = new ReentrantLock();
-    // Guarded by lock.
-    @GuardedBy("lock")
-    private boolean signalled;
+    /**
+     * Written only with lock held. Volatile so that a raised MANUAL signal can be seen without the
+     * lock ({@link #raisedForGood()}): a crowd of fibers released by one signal would otherwise
+     * queue on lock one by one to read it, parking their workers' threads on the lock.
+     */
+    private volatile boolean signalled;
     @GuardedBy("lock")
     private final WaitQueue waiters = new WaitQueue();
     /** Callbacks registered with {@link #onSignal}; guarded by lock. */
@@ -228,6 +231,9 @@ public final class Event {
 
     /** signal() raises the signal, waking one waiter (AUTO) or all of them (MANUAL). */
     public void signal() {
+        if (signalled) {
+            return; // already raised: nothing to do, as under the lock
+        }
         Waiter wake;
         Registration run;
         Event[] signalNext;
@@ -355,6 +361,9 @@ public final class Event {
      * wait (on a worker thread, see {@link Fiber}).
      */
     public void await() {
+        if (raisedForGood()) {
+            return;
+        }
         Fiber fiber = Fiber.current();
         if (fiber != null) {
             awaitOnFiber(fiber);
@@ -370,7 +379,8 @@ public final class Event {
      * @return true if the event was signalled, false if the wait timed out
      */
     public boolean await(Duration timeout) {
-        return await(true, Fiber.deadlineAfter(timeout));
+        long deadline = Fiber.deadlineAfter(timeout);
+        return raisedForGood() || await(true, deadline);
     }
 
     /**
@@ -379,6 +389,9 @@ public final class Event {
      * @return whether the event was signalled
      */
     public boolean test() {
+        if (raisedForGood()) {
+            return true;
+        }
         lock.lock();
         try {
             return consume();
@@ -393,12 +406,15 @@ public final class Event {
      * @return whether the event is signalled
      */
     public boolean isSignalled() {
-        lock.lock();
-        try {
-            return signalled;
-        } finally {
-            lock.unlock();
-        }
+        return signalled;
+    }
+
+    /**
+     * raisedForGood() is whether this is a MANUAL event whose signal is raised: then a wait or test
+     * returns true at once, without the lock (nothing to consume), as it would under it.
+     */
+    private boolean raisedForGood() {
+        return mode == Mode.MANUAL && signalled;
     }
 
     private boolean await(boolean timed, long deadline) {
@@ -437,6 +453,9 @@ public final class Event {
     private void awaitOnFiber(Fiber fiber) {
         while (true) {
             Waiter waiter;
+            if (raisedForGood()) {
+                return; // a woken crowd leaves without taking the lock one by one
+            }
             lock.lock();
             try {
                 if (consume()) {
