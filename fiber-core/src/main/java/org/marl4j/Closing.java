@@ -144,7 +144,7 @@ final class Closing {
         int delayed = 0;
         for (Worker w : all) {
             fibers += w.waits.cancelWaits();
-            delayed += w.work.deadlines.dropDelayed();
+            delayed += w.work.dropDelayed();
         }
         if (fibers == 0 && delayed == 0) {
             return null;
@@ -189,7 +189,7 @@ final class Closing {
         worker.waits.addSuspendedTo(fibers);
         StringBuilder report = new StringBuilder();
         fibers.forEach(report::append);
-        String delayed = worker.work.deadlines.delayedSummary();
+        String delayed = worker.work.delayedSummary();
         if (!delayed.isEmpty()) {
             report.append(worker).append(": ").append(delayed).append('\n');
         }

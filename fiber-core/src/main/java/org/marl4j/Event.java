@@ -462,7 +462,7 @@ public final class Event {
                     return;
                 }
                 waiter = fiber.waiterForWait();
-                fiber.worker.waits.checkMaySuspend(fiber, lock);
+                fiber.checkMaySuspend(lock);
                 waiters.add(waiter);
             } finally {
                 lock.unlock();

@@ -2,6 +2,8 @@ package org.marl4j;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.LockSupport;
@@ -173,6 +175,20 @@ public final class Fiber extends Waiter {
     /** The most cancelled scopes {@link #cancelledScopes} counts; the rest are in the worker's {@code moreCancelledScopes}. */
     static final byte MAX_CANCELLED_SCOPES = Byte.MAX_VALUE;
 
+    /** waits() is the wait machinery of this fiber's worker. */
+    FiberWaits waits() {
+        return worker.waits;
+    }
+
+    /**
+     * checkMaySuspend(userLock) refuses a wait this fiber may not make (a lock held across it, a
+     * cancelled scope) before its node can be notified; see {@link FiberWaits#checkMaySuspend}.
+     */
+    @Excludes("worker.lock")
+    void checkMaySuspend(Lock userLock) {
+        worker.waits.checkMaySuspend(this, userLock);
+    }
+
     /** addCancelledScope() counts one more cancelled scope open on this fiber; with worker.lock held. */
     @GuardedBy("worker.lock")
     void addCancelledScope() {
@@ -181,7 +197,7 @@ public final class Fiber extends Waiter {
             return;
         }
         if (worker.moreCancelledScopes == null) {
-            worker.moreCancelledScopes = new java.util.HashMap<>();
+            worker.moreCancelledScopes = new HashMap<>();
         }
         worker.moreCancelledScopes.merge(this, 1, Integer::sum);
     }
@@ -193,7 +209,7 @@ public final class Fiber extends Waiter {
      */
     @GuardedBy("worker.lock")
     void removeCancelledScope() {
-        java.util.Map<Fiber, Integer> more = worker.moreCancelledScopes;
+        Map<Fiber, Integer> more = worker.moreCancelledScopes;
         Integer beyond = more == null ? null : more.get(this);
         if (beyond != null) {
             if (beyond == 1) {

@@ -68,7 +68,7 @@ public final class FiberCallback implements BiConsumer<Object, Throwable>, Runna
         if (fiber == null) {
             return null;
         }
-        fiber.worker.waits.checkMaySuspend(fiber, null);
+        fiber.checkMaySuspend(null);
         return new FiberCallback(fiber.waiterForCallback());
     }
 
@@ -111,7 +111,7 @@ public final class FiberCallback implements BiConsumer<Object, Throwable>, Runna
         if (future.isDone()) {
             return true;
         }
-        fiber.worker.waits.checkMaySuspend(fiber, null);
+        fiber.checkMaySuspend(null);
         if (fiber.isMain()) { // a bound thread's own stack: no continuation to be the callback
             FiberCallback callback = new FiberCallback(fiber.waiterForCallback());
             future.whenComplete(callback);

@@ -212,7 +212,7 @@ final class FiberWaits {
     @Excludes("lock")
     static void park(Fiber fiber, Waiter waiter) {
         if (!suspend(fiber, waiter, 0)) {
-            fiber.worker.waits.parkLocked(fiber, waiter);
+            fiber.waits().parkLocked(fiber, waiter);
         }
     }
 
@@ -275,7 +275,7 @@ final class FiberWaits {
             if (!suspend(fiber, EPOCH_WAIT, epoch)) {
                 // A JFR recording or a pinned yield: the whole wait the locked way, its epoch read
                 // anew (so nothing but fiber and future is live across the yield above).
-                fiber.worker.waits.await(fiber, future::isDone);
+                fiber.waits().await(fiber, future::isDone);
                 return;
             }
         }

@@ -93,7 +93,7 @@ final class IdleWorkers {
                     continue;
                 }
                 if (queued != 0) {
-                    Task task = victim.work.steals.stealWaiting(thief.work);
+                    Task task = victim.work.stealWaiting(thief.work);
                     if (task != null) {
                         return task;
                     }
@@ -145,6 +145,6 @@ final class IdleWorkers {
         }
         FreshTaskRule rule = thief.spinning.freshTaskRule(count);
         int queued = victim.work.tasksQueued();
-        return rule.leave(victim, queued) || queued == 0 ? null : victim.work.steals.steal(thief.work);
+        return rule.leave(victim, queued) || queued == 0 ? null : victim.work.steal(thief.work);
     }
 }

@@ -194,7 +194,7 @@ final class Monitor {
     private void sendThieves(Worker victim, int tasks) {
         for (int j = 0; j < workers.length && tasks > 0; j++) {
             Worker thief = workers[j];
-            if (thief != victim && thief.work.activity() == Work.IDLE && thief.work.ownerSleep.sendToSteal(victim)) {
+            if (thief != victim && thief.work.activity() == Work.IDLE && thief.work.sendToSteal(victim)) {
                 tasks--;
             }
         }

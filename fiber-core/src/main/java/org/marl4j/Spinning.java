@@ -92,7 +92,7 @@ final class Spinning {
         lock.unlock();
         Task stolen;
         try {
-            stolen = victim == null ? idle.stealFromAny(worker, nextRandom()) : victim.work.steals.stealWaiting(work);
+            stolen = victim == null ? idle.stealFromAny(worker, nextRandom()) : victim.work.stealWaiting(work);
         } finally {
             lock.lock();
         }

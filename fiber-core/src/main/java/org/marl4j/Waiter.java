@@ -79,7 +79,7 @@ abstract class Waiter {
         Waiter waiter = forCurrent();
         Fiber fiber = waiter.fiber();
         if (fiber != null) {
-            fiber.worker.waits.checkMaySuspend(fiber, releasedByWait);
+            fiber.checkMaySuspend(releasedByWait);
         }
         return waiter;
     }

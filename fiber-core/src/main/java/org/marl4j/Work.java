@@ -462,6 +462,48 @@ final class Work {
         removed();
     }
 
+    /** enqueueDelayed(task, deadline, owner) files a delayed task in this worker's deadline heap ({@link Deadlines#enqueueDelayed}). */
+    @Excludes("lock")
+    void enqueueDelayed(DelayedTask task, long deadline, Worker owner) {
+        deadlines.enqueueDelayed(task, deadline, owner);
+    }
+
+    /** cancelDelayed(task) takes a cancelled delayed task out of the deadline heap ({@link Deadlines#cancelDelayed}). */
+    @Excludes("lock")
+    void cancelDelayed(DelayedTask task) {
+        deadlines.cancelDelayed(task);
+    }
+
+    /** dropDelayed() cancels the delayed tasks pending here, for a bounded close ({@link Deadlines#dropDelayed}). */
+    @Excludes("lock")
+    int dropDelayed() {
+        return deadlines.dropDelayed();
+    }
+
+    /** delayedSummary() describes the delayed tasks pending here, for close()'s warning ({@link Deadlines#delayedSummary}). */
+    @Excludes("lock")
+    String delayedSummary() {
+        return deadlines.delayedSummary();
+    }
+
+    /** steal(into) takes tasks from here for the thief whose work is into ({@link Steals#steal}). */
+    @Excludes("lock")
+    Task steal(Work into) {
+        return steals.steal(into);
+    }
+
+    /** stealWaiting(into) is {@link #steal} for a thief that was sent here ({@link Steals#stealWaiting}). */
+    @Excludes("lock")
+    Task stealWaiting(Work into) {
+        return steals.stealWaiting(into);
+    }
+
+    /** sendToSteal(victim) asks this worker, if it sleeps idle, to wake and steal from victim ({@link OwnerSleep#sendToSteal}). */
+    @Excludes("lock")
+    boolean sendToSteal(Worker victim) {
+        return ownerSleep.sendToSteal(victim);
+    }
+
     @Override
     public String toString() {
         return "Work[num=" + numAcquire() + ", policy=" + policy + "]";

@@ -2,6 +2,7 @@ package org.marl4j;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.util.ArrayDeque;
+import java.util.Map;
 
 /**
  * A Worker runs tasks and fibers on one thread: marl's {@code Scheduler::Worker}.
@@ -117,7 +118,7 @@ final class Worker implements Runnable {
      * since nesting that deep is rare. Null until needed.
      */
     @GuardedBy("lock")
-    java.util.Map<Fiber, Integer> moreCancelledScopes;
+    Map<Fiber, Integer> moreCancelledScopes;
     /** True if this worker's fibers are virtual threads ({@link FiberEngine#VIRTUAL_THREADS}), false for continuations. */
     final boolean virtualFibers;
     final WorkerStats stats = new WorkerStats();
