@@ -52,6 +52,11 @@ final class Fibers {
         }
     }
 
+    /** oneWorker() is the one-worker scheduler that {@link #onWorker} runs its tasks on. */
+    static Scheduler oneWorker() {
+        return ONE_WORKER;
+    }
+
     /** onWorker(body) runs body as a task on the one-worker scheduler and returns its result. */
     static boolean onWorker(BooleanSupplier body) {
         CompletableFuture<Boolean> result = new CompletableFuture<>();
