@@ -1,16 +1,11 @@
 package org.marl4j;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.atomic.AtomicReferenceArray;
-import java.util.logging.Logger;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -20,16 +15,15 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Every fiber wait on a long-lived waitable that ends without its condition (its timeout passes,
  * a {@link FiberCancellation} is cancelled, a bounded {@link Scheduler#close(Duration)} gives up)
  * leaves nothing behind on the waitable, nor in its scheduler: thousands of such waits, in rounds
- * of {@link #WAITERS} concurrent fibers, on one waitable no round ever satisfies, and what the
- * waitable keeps reachable ({@link RetainedObjects}) stays what it was after the first rounds.
+ * of {@link WaitRounds#WAITERS} concurrent fibers, on one waitable no round ever satisfies, and
+ * what the waitable keeps reachable ({@link RetainedObjects}) stays what it was after the first
+ * rounds.
  *
  * <p>Not here, because they do not wait: {@link UnboundedPool} (its borrows never wait, whatever
  * the timeout) and {@link Dag} (its run waits on a {@link WaitGroup} of its own, made per run).
  * {@link Ticket} has no timed wait, so only cancellation and close end its wait early.
  */
 class RepeatedWaitLeakTest {
-    /** Concurrent waiters per round: enough that waits end while others are queued around them. */
-    private static final int WAITERS = 16;
     /** Rounds per test: 8,000 waits for a timeout or a cancellation. */
     private static final int ROUNDS = TestSchedulers.stress() ? 5_000 : 500;
     /** Rounds of a bounded close, each with a scheduler of its own: 1,600 waits. */
@@ -267,13 +261,13 @@ class RepeatedWaitLeakTest {
             try (Waitable waitable = kind.make()) {
                 RetainedObjects.assertBoundedOverRounds(ROUNDS, round -> {
                     AtomicInteger timedOut = new AtomicInteger();
-                    runWaiters(scheduler, i -> {
+                    WaitRounds.run(scheduler, i -> {
                         if (!waitable.await(SHORT)) {
                             timedOut.incrementAndGet();
                         }
-                    }, null);
-                    assertEquals(WAITERS, timedOut.get(), "round " + round + ": every wait timed out");
-                }, RetainedObjects.Gauge.of(kind.name(), waitable.root()), schedulerGauge(scheduler, workers));
+                    });
+                    assertEquals(WaitRounds.WAITERS, timedOut.get(), "round " + round + ": every wait timed out");
+                }, RetainedObjects.Gauge.of(kind.name(), waitable.root()), WaitRounds.schedulerGauge(scheduler, workers));
             }
         });
     }
@@ -283,29 +277,9 @@ class RepeatedWaitLeakTest {
     void cancelledWaits_leaveNothingBehind(Kind kind, int workers) {
         TestSchedulers.withBoundScheduler(workers, scheduler -> {
             try (Waitable waitable = kind.make()) {
-                RetainedObjects.assertBoundedOverRounds(ROUNDS, round -> {
-                    AtomicReferenceArray<FiberCancellation> scopes = new AtomicReferenceArray<>(WAITERS);
-                    AtomicInteger cancelled = new AtomicInteger();
-                    runWaiters(scheduler, i -> {
-                        try (FiberCancellation scope = FiberCancellation.open()) {
-                            scopes.set(i, scope);
-                            // Half wait with a timeout that never comes: the cancel must take back its deadline too.
-                            if (kind.timed && i % 2 == 1) {
-                                waitable.await(TestSchedulers.PATIENCE);
-                            } else {
-                                waitable.await();
-                            }
-                        } catch (FiberCancelledException expected) {
-                            cancelled.incrementAndGet();
-                        }
-                    }, () -> {
-                        awaitBlocked(scheduler, WAITERS);
-                        for (int i = 0; i < WAITERS; i++) {
-                            scopes.get(i).cancel();
-                        }
-                    });
-                    assertEquals(WAITERS, cancelled.get(), "round " + round + ": every wait was cancelled");
-                }, RetainedObjects.Gauge.of(kind.name(), waitable.root()), schedulerGauge(scheduler, workers));
+                RetainedObjects.assertBoundedOverRounds(ROUNDS,
+                        round -> WaitRounds.runCancelled(scheduler, i -> wait(kind, waitable, i)),
+                        RetainedObjects.Gauge.of(kind.name(), waitable.root()), WaitRounds.schedulerGauge(scheduler, workers));
             }
         });
     }
@@ -313,122 +287,22 @@ class RepeatedWaitLeakTest {
     @ParameterizedTest(name = "{0}, {1} worker threads")
     @MethodSource("allKindsAndWorkers")
     void waitsABoundedCloseCancelled_leaveNothingBehind(Kind kind, int workers) {
-        // Each close logs what it cancelled: checked below, kept off the console.
-        Logger closeLog = Logger.getLogger(Scheduler.class.getName());
-        boolean toConsole = closeLog.getUseParentHandlers();
-        closeLog.setUseParentHandlers(false);
         try (Waitable waitable = kind.make()) {
-            RetainedObjects.assertBoundedOverRounds(CLOSE_ROUNDS, round -> {
-                LogCapture log = LogCapture.of(Scheduler.class);
-                TaskErrors errors = new TaskErrors();
-                Scheduler.Config config = errors.config(workers);
-                Scheduler scheduler = new Scheduler(config);
-                AtomicInteger cancelled = new AtomicInteger();
-                try {
-                    if (workers == 0) {
-                        scheduler.bind(); // close() unbinds it: its tasks run then and suspend
-                    }
-                    for (int i = 0; i < WAITERS; i++) {
-                        int index = i;
-                        scheduler.enqueue(new Task(() -> {
-                            try {
-                                if (kind.timed && index % 2 == 1) {
-                                    waitable.await(TestSchedulers.PATIENCE);
-                                } else {
-                                    waitable.await();
-                                }
-                            } catch (FiberCancelledException expected) {
-                                cancelled.incrementAndGet();
-                            }
-                        }));
-                    }
-                    if (workers > 0) {
-                        awaitBlocked(scheduler, WAITERS);
-                    }
-                } finally {
-                    try {
-                        scheduler.close(Duration.ZERO);
-                    } finally {
-                        log.close();
-                    }
-                }
-                assertTrue(log.contains("cancelled the waits of " + WAITERS + " suspended fiber"),
-                        () -> "round " + round + ": the close found every waiter suspended: " + log);
-                errors.assertNone();
-                TestSchedulers.assertNoThreadsLeft(config.getThreadNamePrefix());
-                assertEquals(WAITERS, cancelled.get(), "round " + round + ": the close cancelled every wait");
-            }, RetainedObjects.Gauge.of(kind.name(), waitable.root()));
-        } finally {
-            closeLog.setUseParentHandlers(toConsole);
-        }
-    }
-
-    /** A body run by each of the round's waiters, given its index. */
-    private interface WaiterBody {
-        void run(int index) throws Exception;
-    }
-
-    /**
-     * runWaiters(scheduler, body, meanwhile) runs body on {@link #WAITERS} fibers, then meanwhile
-     * (if any) on the test thread, and returns once every waiter has ended; fails if one threw.
-     */
-    private static void runWaiters(Scheduler scheduler, WaiterBody body, Runnable meanwhile) {
-        WaitGroup ended = new WaitGroup(WAITERS);
-        AtomicReference<Throwable> failure = new AtomicReference<>();
-        for (int i = 0; i < WAITERS; i++) {
-            int index = i;
-            scheduler.enqueue(new Task(() -> {
-                try {
-                    body.run(index);
-                } catch (Throwable t) {
-                    failure.compareAndSet(null, t);
-                } finally {
-                    ended.done();
-                }
-            }));
-        }
-        if (meanwhile != null) {
-            meanwhile.run();
-        }
-        assertTrue(ended.await(TestSchedulers.PATIENCE), "the waiters did not end within " + TestSchedulers.PATIENCE);
-        assertNull(failure.get(), () -> "a waiter failed: " + failure.get());
-    }
-
-    /**
-     * awaitBlocked(scheduler, n) returns once n fibers are suspended in waits; on a bound thread
-     * it yields meanwhile, which runs the tasks queued on it (with no worker threads, the waiters).
-     */
-    private static void awaitBlocked(Scheduler scheduler, int n) {
-        long deadline = System.nanoTime() + TestSchedulers.PATIENCE.toNanos();
-        while (scheduler.stats().fibersBlocked() < n) {
-            assertTrue(System.nanoTime() - deadline < 0, () -> "fewer than " + n + " fibers suspended within "
-                    + TestSchedulers.PATIENCE + ": " + scheduler.suspendedFibers());
-            Fiber.yield();
+            RetainedObjects.assertBoundedOverRounds(CLOSE_ROUNDS,
+                    round -> WaitRounds.runClosed(workers, i -> wait(kind, waitable, i)),
+                    RetainedObjects.Gauge.of(kind.name(), waitable.root()));
         }
     }
 
     /**
-     * What the scheduler keeps, with every waiter ended: it may differ by the fibers its workers
-     * keep for reuse (up to 64 each, counted one object apiece) and what a worker ending its task
-     * has not put away yet.
+     * A wait that ends only when cancelled; half of them, where the waitable has a timed wait, with
+     * a timeout that never comes, whose deadline the cancellation must take back too.
      */
-    private static RetainedObjects.Gauge schedulerGauge(Scheduler scheduler, int workers) {
-        return new RetainedObjects.Gauge("the scheduler (objects it keeps reachable, fibers counted one each)", () -> {
-            awaitIdle(scheduler);
-            return RetainedObjects.countInScheduler(scheduler);
-        }, 2 * 64 * (workers + 1) + 256);
-    }
-
-    /** awaitIdle(scheduler) waits until no task runs and no fiber waits, so the workers' state holds still. */
-    private static void awaitIdle(Scheduler scheduler) {
-        long deadline = System.nanoTime() + TestSchedulers.PATIENCE.toNanos();
-        while (true) {
-            Scheduler.Stats stats = scheduler.stats();
-            if (stats.tasksRunning() == 0 && stats.fibersBlocked() == 0 && stats.tasksQueued() == 0) {
-                return;
-            }
-            assertTrue(System.nanoTime() - deadline < 0, () -> "the scheduler did not go idle: " + stats);
-            Fiber.yield();
+    private static void wait(Kind kind, Waitable waitable, int index) {
+        if (kind.timed && index % 2 == 1) {
+            waitable.await(TestSchedulers.PATIENCE);
+        } else {
+            waitable.await();
         }
     }
 }
