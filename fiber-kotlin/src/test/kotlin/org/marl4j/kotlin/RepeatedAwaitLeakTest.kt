@@ -3,8 +3,10 @@ package org.marl4j.kotlin
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.CoroutineStart
 import kotlinx.coroutines.Job
+import kotlinx.coroutines.delay
 import kotlinx.coroutines.joinAll
 import kotlinx.coroutines.launch
+import kotlinx.coroutines.withTimeout
 import kotlinx.coroutines.withTimeoutOrNull
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertTrue
@@ -19,6 +21,7 @@ import org.marl4j.TestSchedulers
 import org.marl4j.Ticket
 import org.marl4j.WaitGroup
 import org.marl4j.WaitRounds
+import java.util.concurrent.TimeUnit
 import java.util.concurrent.atomic.AtomicInteger
 
 /**
@@ -61,6 +64,10 @@ class RepeatedAwaitLeakTest {
                 val second = queue.take()
                 return Waiting(listOf(first, second)) { second.awaitSuspending() }
             }
+        },
+        /** The dispatcher's own timed wait: what it leaves would be in the scheduler, whose gauge sees it. */
+        DELAY {
+            override fun make() = Waiting(Any()) { delay(TimeUnit.HOURS.toMillis(1)) }
         },
         RUN_CANCELLABLE {
             override fun make() = Event(Event.Mode.AUTO).let { Waiting(it, holdsFiber = true) { runCancellable { it.await() } } }
@@ -114,6 +121,28 @@ class RepeatedAwaitLeakTest {
             assertEquals(WaitRounds.WAITERS, timedOut.get(), "round $round: every wait timed out")
         }, *gauges(waiting, parent, scheduler, workers))
         assertEquals(0, parent.children.count(), "coroutines left on the parent job")
+    }
+
+    /**
+     * Not a wait that ends without its condition, but the same leak if it happened: a wait that
+     * ends in time under a long `withTimeout` must take its timer back from the scheduler at once,
+     * not leave it there until the deadline.
+     */
+    @ParameterizedTest(name = "{0} worker threads")
+    @MethodSource("workers")
+    fun waitsThatEndInTime_leaveNoTimeoutBehind(workers: Int) = TestSchedulers.withBoundScheduler(workers) { scheduler ->
+        RetainedObjects.assertBoundedOverRounds(ROUNDS, { _ ->
+            val zero = WaitGroup(1)
+            runSuspending {
+                val waiters = List(WaitRounds.WAITERS) {
+                    launch(scheduler.asCoroutineDispatcher(), start = CoroutineStart.UNDISPATCHED) {
+                        withTimeout(TimeUnit.HOURS.toMillis(1)) { zero.awaitSuspending() }
+                    }
+                }
+                zero.done()
+                waiters.joinAll()
+            }
+        }, WaitRounds.schedulerGauge(scheduler, workers))
     }
 
     @ParameterizedTest(name = "{0} worker threads")
