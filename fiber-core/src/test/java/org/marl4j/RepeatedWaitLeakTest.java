@@ -21,7 +21,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  *
  * <p>Not here, because they do not wait: {@link UnboundedPool} (its borrows never wait, whatever
  * the timeout) and {@link Dag} (its run waits on a {@link WaitGroup} of its own, made per run).
- * {@link Ticket} has no timed wait, so only cancellation and close end its wait early.
+ * {@link Ticket} has no timed wait, so only cancellation and close end its wait early; nor has
+ * {@link Fiber#sleep} (its deadline is its condition). {@link Fiber#await} queues nowhere: what it
+ * could leave behind would be in the scheduler, which every round here also measures.
  */
 class RepeatedWaitLeakTest {
     /** Rounds per test: 8,000 waits for a timeout or a cancellation. */
@@ -201,6 +203,61 @@ class RepeatedWaitLeakTest {
                     @Override
                     public void close() {
                         held.close();
+                    }
+                };
+            }
+        },
+        /** A fiber's own conditional wait: it queues nowhere, so what it could leave is in the scheduler. */
+        FIBER_AWAIT(true) {
+            @Override
+            Waitable make() {
+                Mutex mutex = new Mutex();
+                return new Waitable() {
+                    @Override
+                    public void await() {
+                        mutex.lock();
+                        try {
+                            Fiber.current().await(mutex, () -> false);
+                        } finally {
+                            mutex.unlock();
+                        }
+                    }
+
+                    @Override
+                    public boolean await(Duration timeout) {
+                        mutex.lock();
+                        try {
+                            return Fiber.current().await(mutex, timeout, () -> false);
+                        } finally {
+                            mutex.unlock();
+                        }
+                    }
+
+                    @Override
+                    public Object root() {
+                        return mutex;
+                    }
+                };
+            }
+        },
+        /** A sleep's deadline is its condition, so it has no timeout that ends it early: only a cancellation or close. */
+        FIBER_SLEEP(false) {
+            @Override
+            Waitable make() {
+                return new Waitable() {
+                    @Override
+                    public void await() {
+                        Fiber.sleep(Duration.ofHours(1));
+                    }
+
+                    @Override
+                    public boolean await(Duration timeout) {
+                        throw new UnsupportedOperationException("a sleep ends at its own time");
+                    }
+
+                    @Override
+                    public Object root() {
+                        return this;
                     }
                 };
             }
