@@ -5,7 +5,9 @@ import kotlinx.coroutines.CoroutineStart
 import kotlinx.coroutines.Job
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.joinAll
+import kotlinx.coroutines.asCoroutineDispatcher
 import kotlinx.coroutines.launch
+import kotlinx.coroutines.runBlocking
 import kotlinx.coroutines.withTimeout
 import kotlinx.coroutines.withTimeoutOrNull
 import org.junit.jupiter.api.Assertions.assertEquals
@@ -21,6 +23,7 @@ import org.marl4j.TestSchedulers
 import org.marl4j.Ticket
 import org.marl4j.WaitGroup
 import org.marl4j.WaitRounds
+import java.util.concurrent.Executors
 import java.util.concurrent.TimeUnit
 import java.util.concurrent.atomic.AtomicInteger
 
@@ -124,6 +127,33 @@ class RepeatedAwaitLeakTest {
     }
 
     /**
+     * Off marl4j (a coroutine on a plain executor, no scheduler bound), the suspending waits have
+     * no marl4j scheduler to run a callback on; a cancelled one must still leave nothing behind.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("suspendingBridges")
+    fun cancelledWaitsOffMarl4j_leaveNothingBehind(bridge: Bridge) {
+        val waiting = bridge.make()
+        val parent = Job()
+        val executor = Executors.newSingleThreadExecutor()
+        try {
+            val dispatcher = executor.asCoroutineDispatcher()
+            RetainedObjects.assertBoundedOverRounds(ROUNDS, { round ->
+                runBlocking(dispatcher) {
+                    val waiters = List(WaitRounds.WAITERS) {
+                        CoroutineScope(dispatcher + parent).launch(start = CoroutineStart.UNDISPATCHED) { waiting.wait() }
+                    }
+                    waiters.forEach { it.cancel() }
+                    waiters.joinAll()
+                    assertTrue(waiters.all { it.isCancelled }, "round $round: every waiter was cancelled")
+                }
+            }, RetainedObjects.Gauge.of("the waitable", waiting.root), RetainedObjects.Gauge.of("the parent job", parent))
+        } finally {
+            executor.shutdown()
+        }
+    }
+
+    /**
      * Not a wait that ends without its condition, but the same leak if it happened: a wait that
      * ends in time under a long `withTimeout` must take its timer back from the scheduler at once,
      * not leave it there until the deadline.
@@ -180,6 +210,10 @@ class RepeatedAwaitLeakTest {
         @JvmStatic
         fun bridgesAndWorkers(): List<Arguments> =
             Bridge.entries.flatMap { bridge -> WORKERS.map { Arguments.of(bridge, it) } }
+
+        /** The waits that suspend a coroutine without a fiber (not a delay: off marl4j, that one is kotlinx's). */
+        @JvmStatic
+        fun suspendingBridges(): List<Bridge> = listOf(Bridge.EVENT_AUTO, Bridge.EVENT_MANUAL, Bridge.WAIT_GROUP, Bridge.TICKET)
 
         @JvmStatic
         fun workers(): List<Int> = WORKERS
