@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.AtomicReferenceArray;
@@ -58,19 +59,33 @@ public final class WaitRounds {
      */
     public static void runCancelled(Scheduler scheduler, Waiter wait) {
         AtomicReferenceArray<FiberCancellation> scopes = new AtomicReferenceArray<>(WAITERS);
+        AtomicBoolean cancelling = new AtomicBoolean();
         AtomicInteger cancelled = new AtomicInteger();
         run(scheduler, i -> {
             try (FiberCancellation scope = FiberCancellation.open()) {
                 scopes.set(i, scope);
+                if (cancelling.get()) {
+                    scope.cancel(); // the round gave up waiting for it to suspend: see below
+                }
                 wait.run(i);
                 throw new AssertionError("waiter " + i + " returned: its wait was to end only by its cancellation");
             } catch (FiberCancelledException expected) {
                 cancelled.incrementAndGet();
             }
         }, () -> {
-            awaitBlocked(scheduler, WAITERS);
-            for (int i = 0; i < WAITERS; i++) {
-                scopes.get(i).cancel();
+            try {
+                awaitAllSet(scopes);
+                awaitBlocked(scheduler, WAITERS);
+            } finally {
+                // Even if some never suspended, so that the round ends and reports why: a waiter
+                // either is seen here or sees the flag (both volatile, each written before the other is read).
+                cancelling.set(true);
+                for (int i = 0; i < WAITERS; i++) {
+                    FiberCancellation scope = scopes.get(i);
+                    if (scope != null) {
+                        scope.cancel();
+                    }
+                }
             }
         });
         assertEquals(WAITERS, cancelled.get(), "every wait was cancelled");
@@ -154,10 +169,23 @@ public final class WaitRounds {
      */
     public static void awaitBlocked(Scheduler scheduler, int n) {
         long deadline = System.nanoTime() + TestSchedulers.PATIENCE.toNanos();
-        while (scheduler.stats().fibersBlocked() < n) {
+        // The stats, read racily, may lag or lead by a few: the listing, taken under each worker's lock, decides.
+        while (scheduler.stats().fibersBlocked() < n || scheduler.suspendedFibers().size() < n) {
             assertTrue(System.nanoTime() - deadline < 0, () -> "fewer than " + n + " fibers suspended within "
                     + TestSchedulers.PATIENCE + ": " + scheduler.suspendedFibers());
             Fiber.yield();
+        }
+    }
+
+    /** awaitAllSet(scopes) returns once every waiter has opened its scope, yielding meanwhile as {@link #awaitBlocked} does. */
+    private static void awaitAllSet(AtomicReferenceArray<FiberCancellation> scopes) {
+        long deadline = System.nanoTime() + TestSchedulers.PATIENCE.toNanos();
+        for (int i = 0; i < scopes.length(); i++) {
+            while (scopes.get(i) == null) {
+                int waiter = i;
+                assertTrue(System.nanoTime() - deadline < 0, () -> "waiter " + waiter + " did not start within " + TestSchedulers.PATIENCE);
+                Fiber.yield();
+            }
         }
     }
 
@@ -176,10 +204,14 @@ public final class WaitRounds {
                 }
             }));
         }
-        if (meanwhile != null) {
-            meanwhile.run();
+        try {
+            if (meanwhile != null) {
+                meanwhile.run();
+            }
+        } finally {
+            assertTrue(ended.await(TestSchedulers.PATIENCE), () -> "the waiters did not end within " + TestSchedulers.PATIENCE
+                    + (failure.get() == null ? "" : "; one failed: " + failure.get()));
         }
-        assertTrue(ended.await(TestSchedulers.PATIENCE), "the waiters did not end within " + TestSchedulers.PATIENCE);
         assertNull(failure.get(), () -> "a waiter failed: " + failure.get());
     }
 
