@@ -2,10 +2,12 @@ package org.marl4j.reactive;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
@@ -13,10 +15,14 @@ import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.marl4j.Fiber;
 import org.marl4j.RetainedObjects;
 import org.marl4j.TestSchedulers;
 import org.marl4j.WaitRounds;
 import org.reactivestreams.Publisher;
+import org.reactivestreams.Subscription;
+import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Sinks;
 
@@ -108,6 +114,45 @@ class RepeatedAwaitLeakTest {
             assertEquals(WaitRounds.WAITERS, timedOut.get(), "round " + round + ": every await timed out");
         }, gauges(never, WaitRounds.schedulerGauge(scheduler, workers))));
         assertEquals(0, never.currentSubscriberCount(), "subscribers left on the publisher");
+    }
+
+    /**
+     * The other direction: a {@link Publishers#publish} producer waiting in {@code emit} for demand
+     * that never comes, whose subscriber cancels, unwinds and leaves nothing in the scheduler.
+     */
+    @ParameterizedTest(name = "{0} worker threads")
+    @ValueSource(ints = {0, 1, 2, 8})
+    void producersWaitingForDemand_whoseSubscribersCancel_leaveNothingBehind(int workers) {
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
+            AtomicInteger unwound = new AtomicInteger();
+            Publisher<Integer> producing = Publishers.publish(scheduler, emitter -> {
+                try {
+                    emitter.emit(1); // nothing is ever requested
+                } catch (CancellationException expected) {
+                    unwound.incrementAndGet();
+                    throw expected;
+                }
+            });
+            RetainedObjects.assertBoundedOverRounds(ROUNDS, round -> {
+                int before = unwound.get();
+                List<BaseSubscriber<Integer>> subscribers = new ArrayList<>();
+                for (int i = 0; i < WaitRounds.WAITERS; i++) {
+                    BaseSubscriber<Integer> silent = new BaseSubscriber<>() {
+                        @Override
+                        protected void hookOnSubscribe(Subscription subscription) {} // requests nothing
+                    };
+                    producing.subscribe(silent);
+                    subscribers.add(silent);
+                }
+                WaitRounds.awaitBlocked(scheduler, WaitRounds.WAITERS);
+                subscribers.forEach(BaseSubscriber::cancel);
+                long deadline = System.nanoTime() + TestSchedulers.PATIENCE.toNanos();
+                while (unwound.get() - before < WaitRounds.WAITERS) {
+                    assertTrue(System.nanoTime() - deadline < 0, "round " + round + ": the producers did not unwind");
+                    Fiber.yield(); // on a bound thread, runs them
+                }
+            }, RetainedObjects.Gauge.of("the publisher", producing), WaitRounds.schedulerGauge(scheduler, workers));
+        });
     }
 
     /** What the publisher keeps, its subscribers (none between rounds), and any others. */
