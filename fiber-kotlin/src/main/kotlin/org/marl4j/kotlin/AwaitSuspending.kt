@@ -72,8 +72,9 @@ public suspend fun Event.awaitSuspending() {
  * Cancellable: a cancelled waiter resumes at once and withdraws its callback, so it leaves nothing
  * behind (a ticket awaited in a `withTimeout` loop does not grow). If the coroutine runs on no
  * marl4j scheduler, or on one that cannot take the registration (it is closed, or it has no worker
- * threads and the coroutine runs on a thread not bound to it), a virtual thread waits for the
- * ticket instead (and stays parked until the ticket is called, even if the waiter is cancelled).
+ * threads and the coroutine runs on a thread not bound to it), one virtual thread per ticket waits
+ * for it instead, on behalf of every such waiter: a cancelled waiter withdraws from it at once, and
+ * the virtual thread stays parked until the ticket is called.
  */
 public suspend fun Ticket.awaitSuspending() {
     if (isCalled()) {
@@ -83,10 +84,32 @@ public suspend fun Ticket.awaitSuspending() {
     suspendCancellableCoroutine { continuation ->
         val resume = Runnable { continuation.resume(Unit) } // ignored once the waiter is cancelled
         if (host == null || !registerOn(host, resume, continuation)) {
-            // No marl4j scheduler will run the callback: a virtual thread waits for the ticket.
-            Thread.ofVirtual().name("marl4j-ticket-await").start { await(); resume.run() }
+            awaitOnVirtualThread(resume, continuation)
         }
     }
+}
+
+/**
+ * The waiters of tickets that no marl4j scheduler can call back, by ticket; guarded by itself.
+ * One virtual thread per ticket waits for it (a plain thread's wait cannot be withdrawn), so
+ * cancelled waiters leave the set, not a parked thread each.
+ */
+private val offSchedulerWaiters = HashMap<Ticket, MutableSet<Runnable>>()
+
+/** Resumes [waiter] (through [resume]) once this ticket is called, from the ticket's one waiting virtual thread. */
+private fun Ticket.awaitOnVirtualThread(resume: Runnable, waiter: CancellableContinuation<Unit>) {
+    val ticket = this
+    synchronized(offSchedulerWaiters) {
+        offSchedulerWaiters.getOrPut(ticket) {
+            Thread.ofVirtual().name("marl4j-ticket-await").start {
+                ticket.await()
+                val called = synchronized(offSchedulerWaiters) { offSchedulerWaiters.remove(ticket) }
+                called?.forEach { it.run() }
+            }
+            LinkedHashSet()
+        }.add(resume)
+    }
+    waiter.invokeOnCancellation { synchronized(offSchedulerWaiters) { offSchedulerWaiters[ticket]?.remove(resume) } }
 }
 
 /** What a waiter's registration slot holds once the waiter was cancelled. */
