@@ -17,7 +17,6 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 import org.marl4j.Fiber;
-import org.marl4j.FiberCallback;
 import org.marl4j.Scheduler;
 import org.marl4j.Task;
 
@@ -58,6 +57,14 @@ public final class Futures {
      * await(stage) returns the stage's value once it completes, suspending the current fiber (or
      * blocking a plain thread) until then.
      *
+     * <p>A wait whose fiber's waits are cancelled (a {@link org.marl4j.FiberCancellation}, a
+     * bounded close of the scheduler, {@code cancel(true)} or {@code shutdownNow()} of a
+     * {@link MarlExecutorService} task) throws {@link org.marl4j.FiberCancelledException} and leaves
+     * at most a constant trace on the stage, however many such waits there are: after the first,
+     * later waits on that stage share one callback and take their part of it back if they too end
+     * early. So a long-lived stage (a shutdown signal) may be awaited by waits that are cancelled
+     * again and again.
+     *
      * @param <T> the stage's result type
      * @param stage the stage to wait for
      * @return the stage's result
@@ -72,8 +79,9 @@ public final class Futures {
         if (isPlainFuture(stage)) {
             CompletableFuture<T> future = (CompletableFuture<T>) stage;
             // On a fiber, its continuation is the future's callback (FiberCallback.awaitCompletion):
-            // the wait allocates nothing but the future's own completion node.
-            if (future.isDone() || FiberCallback.awaitCompletion(future)) {
+            // the wait allocates nothing but the future's own completion node, unless waits on
+            // this future have ended early before (see FiberStageWait).
+            if (future.isDone() || FiberStageWait.awaitCompletion(future)) {
                 return resultOf(future);
             }
         }
@@ -84,10 +92,7 @@ public final class Futures {
     private static <T> T awaitStage(CompletionStage<T> stage) {
         Fiber fiber = Fiber.current();
         if (fiber != null) {
-            FiberAwait<T> wait = new FiberAwait<>(fiber); // the whole cost of a suspended await
-            stage.whenComplete(wait);
-            fiber.await(wait);
-            return wait.get();
+            return FiberStageWait.await(stage, fiber);
         }
         Outcome<T> outcome = new Outcome<>();
         stage.whenComplete(outcome);
