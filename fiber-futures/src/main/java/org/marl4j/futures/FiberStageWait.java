@@ -33,7 +33,8 @@ final class FiberStageWait {
     /**
      * awaitCompletion(future) suspends the current fiber until {@code future} is done and returns
      * true; off a fiber it returns false at once, registering nothing (the caller then blocks its
-     * thread). Throws as {@link FiberCallback#awaitCompletion} does.
+     * thread). Throws as {@link FiberCallback#awaitCompletion} does. {@link Futures#await} has its
+     * own copy of these few lines, to keep a frame out of every suspended fiber's stack.
      */
     static boolean awaitCompletion(CompletableFuture<?> future) {
         StageWaiters<?> shared = StageWaiters.existing(future);
@@ -43,15 +44,26 @@ final class FiberStageWait {
         try {
             return FiberCallback.awaitCompletion(future);
         } catch (RuntimeException | Error endedEarly) {
-            if (!future.isDone()) {
-                share(future, endedEarly);
-            }
+            endedEarly(future, endedEarly);
             throw endedEarly;
         }
     }
 
-    /** awaitShared(shared) is awaitCompletion through the stage's waiter set. */
-    private static <T> boolean awaitShared(StageWaiters<T> shared) {
+    /**
+     * endedEarly(future, endedEarly) is the caller's part when its lean wait on {@code future}
+     * ended with {@code endedEarly} thrown: unless the future is done, it gets its waiter set.
+     */
+    static void endedEarly(CompletableFuture<?> future, Throwable endedEarly) {
+        if (!future.isDone()) {
+            share(future, endedEarly);
+        }
+    }
+
+    /**
+     * awaitShared(shared) is awaitCompletion through the stage's waiter set: suspends the current
+     * fiber until the stage is done and returns true, or returns false at once off a fiber.
+     */
+    static <T> boolean awaitShared(StageWaiters<T> shared) {
         FiberCallback callback = FiberCallback.forCurrentFiber();
         if (callback == null) {
             return false;

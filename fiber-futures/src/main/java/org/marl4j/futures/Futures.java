@@ -17,6 +17,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 import org.marl4j.Fiber;
+import org.marl4j.FiberCallback;
 import org.marl4j.Scheduler;
 import org.marl4j.Task;
 
@@ -78,22 +79,39 @@ public final class Futures {
         Objects.requireNonNull(stage, "stage must not be null");
         if (isPlainFuture(stage)) {
             CompletableFuture<T> future = (CompletableFuture<T>) stage;
-            // On a fiber, its continuation is the future's callback (FiberCallback.awaitCompletion):
-            // the wait allocates nothing but the future's own completion node, unless waits on
-            // this future have ended early before (see FiberStageWait).
-            if (future.isDone() || FiberStageWait.awaitCompletion(future)) {
+            if (future.isDone()) {
+                return resultOf(future);
+            }
+            // FiberStageWait.awaitCompletion(future), written out here: a frame less between the
+            // user's call and the suspend is a frame less in every suspended fiber's stack. On a
+            // fiber its continuation is the future's callback (FiberCallback.awaitCompletion), and
+            // the wait allocates nothing but the future's completion node, unless a wait on this
+            // future ended early before: then it waits through the future's shared callback.
+            StageWaiters<T> shared = StageWaiters.existing(future);
+            boolean onFiber;
+            if (shared == null) {
+                try {
+                    onFiber = FiberCallback.awaitCompletion(future);
+                } catch (RuntimeException | Error endedEarly) {
+                    FiberStageWait.endedEarly(future, endedEarly);
+                    throw endedEarly;
+                }
+            } else {
+                onFiber = FiberStageWait.awaitShared(shared);
+            }
+            if (onFiber) {
                 return resultOf(future);
             }
         }
-        return awaitStage(stage);
-    }
-
-    /** awaitStage(stage) is {@link #await(CompletionStage)} for any stage but a plain future awaited on a fiber. */
-    private static <T> T awaitStage(CompletionStage<T> stage) {
         Fiber fiber = Fiber.current();
         if (fiber != null) {
-            return FiberStageWait.await(stage, fiber);
+            return FiberStageWait.await(stage, fiber); // from here, not a helper: a frame less in its stack
         }
+        return awaitOnThread(stage);
+    }
+
+    /** awaitOnThread(stage) is {@link #await(CompletionStage)} off a fiber: it blocks the thread. */
+    private static <T> T awaitOnThread(CompletionStage<T> stage) {
         Outcome<T> outcome = new Outcome<>();
         stage.whenComplete(outcome);
         outcome.await("Futures.await");

@@ -24,6 +24,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
+import java.util.function.IntConsumer;
 import java.util.stream.Stream;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -62,11 +63,11 @@ class EndedWaitRetentionTest {
     /** How long a timed wait is given where something else must end it. */
     private static final Duration LONG = Duration.ofMinutes(10);
     /**
-     * The heap a round may retain on average, in bytes: the size of the smallest object, so that
+     * The heap a wait may retain on average, in bytes: the size of the smallest object, so that
      * anything a wait leaves behind (one object at least) fills the allowance, while the noise of a
-     * full collection after thousands of rounds (a few bytes a round) stays well under it.
+     * full collection after thousands of waits (a few bytes a wait) stays well under it.
      */
-    private static final long BYTES_PER_ROUND = 16;
+    private static final long BYTES_PER_WAIT = 16;
     private static final long POLL_NANOS = 20_000;
 
     /** Every futures waitable, on a future (or stage) that never completes. */
@@ -220,8 +221,8 @@ class EndedWaitRetentionTest {
     @MethodSource("timedWaitablesOnEveryWorkerCount")
     void timingOutRepeatedly_leavesAConstantTrace(Waitable waitable, int workers) {
         Target target = waitable.target();
-        assertBounded(target, ROUNDS, true, FIBERS_PER_ROUND + 1, () -> withScheduler(workers, scheduler -> runOnFiber(scheduler, () -> {
-            for (int i = 0; i < ROUNDS; i++) {
+        assertBounded(target, ROUNDS, 1, true, FIBERS_PER_ROUND + 1, n -> withScheduler(workers, scheduler -> runOnFiber(scheduler, () -> {
+            for (int i = 0; i < n; i++) {
                 // Mostly too short to suspend; every 1,000th really suspends until its timeout.
                 target.timeOut(i % 1_000 == 0 ? Duration.ofMillis(1) : Duration.ofNanos(1));
             }
@@ -233,8 +234,8 @@ class EndedWaitRetentionTest {
     @MethodSource("everyWaitableOnEveryWorkerCount")
     void cancelledRepeatedly_leavesAConstantTrace(Waitable waitable, int workers) {
         Target target = waitable.target();
-        assertBounded(target, ROUNDS, true, FIBERS_PER_ROUND + 1, () -> withScheduler(workers, scheduler -> runOnFiber(scheduler, () -> {
-            for (int i = 0; i < ROUNDS; i++) {
+        assertBounded(target, ROUNDS, 1, true, FIBERS_PER_ROUND + 1, n -> withScheduler(workers, scheduler -> runOnFiber(scheduler, () -> {
+            for (int i = 0; i < n; i++) {
                 try (FiberCancellation scope = FiberCancellation.open()) {
                     // Queued behind this fiber: it runs once the fiber has suspended in the wait
                     // (on another worker it may come sooner, and the wait is refused at once).
@@ -251,14 +252,15 @@ class EndedWaitRetentionTest {
     void cancelledByABoundedCloseRepeatedly_leavesAConstantTrace(Waitable waitable, int workers) {
         Target target = waitable.target();
         List<WeakReference<Fiber>> fibers = new ArrayList<>();
-        assertBounded(target, CLOSING_ROUNDS * FIBERS_PER_ROUND, false, FIBERS_PER_ROUND + 1, () -> {
-            for (int i = 0; i < CLOSING_ROUNDS; i++) {
+        assertBounded(target, CLOSING_ROUNDS, FIBERS_PER_ROUND, false, FIBERS_PER_ROUND + 1, n -> {
+            for (int i = 0; i < n; i++) {
                 Scheduler scheduler = new Scheduler(config(workers));
+                CountDownLatch started = new CountDownLatch(FIBERS_PER_ROUND);
                 CountDownLatch cancelled = new CountDownLatch(FIBERS_PER_ROUND);
                 for (int f = 0; f < FIBERS_PER_ROUND; f++) {
-                    scheduler.enqueue(new Task(() -> waitUntilCancelled(target, fibers, cancelled)));
+                    scheduler.enqueue(new Task(() -> waitUntilCancelled(target, fibers, started, cancelled)));
                 }
-                awaitSuspended(scheduler::suspendedFibers, FIBERS_PER_ROUND);
+                awaitWaiting(started, scheduler::suspendedFibers, FIBERS_PER_ROUND);
                 scheduler.close(Duration.ZERO);
                 assertEquals(0, cancelled.getCount(), "a bounded close ended every wait by cancelling it");
             }
@@ -271,14 +273,15 @@ class EndedWaitRetentionTest {
     void cancelledByShutdownNowRepeatedly_leavesAConstantTrace(Waitable waitable, int workers) {
         Target target = waitable.target();
         List<WeakReference<Fiber>> fibers = new ArrayList<>();
-        assertBounded(target, CLOSING_ROUNDS * FIBERS_PER_ROUND, false, FIBERS_PER_ROUND + 1, () -> {
-            for (int i = 0; i < CLOSING_ROUNDS; i++) {
+        assertBounded(target, CLOSING_ROUNDS, FIBERS_PER_ROUND, false, FIBERS_PER_ROUND + 1, n -> {
+            for (int i = 0; i < n; i++) {
                 MarlExecutorService executor = new MarlExecutorService(config(workers));
+                CountDownLatch started = new CountDownLatch(FIBERS_PER_ROUND);
                 CountDownLatch cancelled = new CountDownLatch(FIBERS_PER_ROUND);
                 for (int f = 0; f < FIBERS_PER_ROUND; f++) {
-                    executor.execute(() -> waitUntilCancelled(target, fibers, cancelled));
+                    executor.execute(() -> waitUntilCancelled(target, fibers, started, cancelled));
                 }
-                awaitSuspended(executor.scheduler()::suspendedFibers, FIBERS_PER_ROUND);
+                awaitWaiting(started, executor.scheduler()::suspendedFibers, FIBERS_PER_ROUND);
                 assertEquals(List.of(), executor.shutdownNow(), "every task had started");
                 assertTrue(awaitTermination(executor), "shutdownNow ends the tasks by cancelling their waits");
                 assertEquals(0, cancelled.getCount());
@@ -294,11 +297,12 @@ class EndedWaitRetentionTest {
         int rounds = ROUNDS / 10; // each round waits for the test thread to see the task suspended
         MarlExecutorService executor = new MarlExecutorService(config(workers));
         try {
-            assertBounded(target, rounds, true, FIBERS_PER_ROUND + 1, () -> {
-                for (int i = 0; i < rounds; i++) {
+            assertBounded(target, rounds, 1, true, FIBERS_PER_ROUND + 1, n -> {
+                for (int i = 0; i < n; i++) {
+                    CountDownLatch started = new CountDownLatch(1);
                     CountDownLatch cancelled = new CountDownLatch(1);
-                    Future<?> task = executor.submit(() -> waitUntilCancelled(target, null, cancelled));
-                    awaitSuspended(executor.scheduler()::suspendedFibers, 1);
+                    Future<?> task = executor.submit(() -> waitUntilCancelled(target, null, started, cancelled));
+                    awaitWaiting(started, executor.scheduler()::suspendedFibers, 1);
                     assertTrue(task.cancel(true));
                     awaitLatch(cancelled);
                     awaitSuspended(executor.scheduler()::suspendedFibers, 0);
@@ -323,14 +327,15 @@ class EndedWaitRetentionTest {
         int rounds = ROUNDS / 10;
         MarlExecutorService executor = new MarlExecutorService(config(workers));
         try {
+            CountDownLatch started = new CountDownLatch(1);
             CountDownLatch cancelled = new CountDownLatch(1);
-            Future<?> first = executor.submit(() -> waitUntilCancelled(target, null, cancelled));
-            awaitSuspended(executor.scheduler()::suspendedFibers, 1);
+            Future<?> first = executor.submit(() -> waitUntilCancelled(target, null, started, cancelled));
+            awaitWaiting(started, executor.scheduler()::suspendedFibers, 1);
             assertTrue(first.cancel(true));
             awaitLatch(cancelled);
             int traceOfTheFirst = target.dependents();
-            assertBounded(target, rounds * 2, true, traceOfTheFirst, () -> runOnFiber(executor.scheduler(), () -> {
-                for (int i = 0; i < rounds; i++) {
+            assertBounded(target, rounds, 2, true, traceOfTheFirst, n -> runOnFiber(executor.scheduler(), () -> {
+                for (int i = 0; i < n; i++) {
                     List<Callable<String>> tasks = List.of(() -> waitFor(target), () -> waitFor(target));
                     // Mostly too short for the tasks to start; every 10th long enough that they wait.
                     Duration timeout = i % 10 == 0 ? Duration.ofMillis(1) : Duration.ofNanos(1);
@@ -361,8 +366,10 @@ class EndedWaitRetentionTest {
         throw new AssertionError("the never-completing " + target + " completed");
     }
 
-    /** A task's body: waits on target until its wait is cancelled, which it counts down. */
-    private static void waitUntilCancelled(Target target, List<WeakReference<Fiber>> fibers, CountDownLatch cancelled) {
+    /** A task's body: counts down started, waits on target until its wait is cancelled, and counts that down. */
+    private static void waitUntilCancelled(Target target, List<WeakReference<Fiber>> fibers,
+            CountDownLatch started, CountDownLatch cancelled) {
+        started.countDown();
         if (fibers != null) {
             synchronized (fibers) {
                 fibers.add(new WeakReference<>(Fiber.current()));
@@ -380,29 +387,36 @@ class EndedWaitRetentionTest {
     }
 
     /**
-     * assertBounded(target, rounds, heap, maxDependents, body) runs body (rounds of waits on target
-     * that end early) and checks what it left on target: at most {@code maxDependents} dependents
-     * (where it counts them), and with {@code heap} under
-     * {@link #BYTES_PER_ROUND} retained bytes a round. Not with heap where body itself keeps
-     * something a round (the closing rounds' weak references to their fibers, which
+     * assertBounded(target, loops, waitsPerLoop, heap, maxDependents, body) runs body (which runs
+     * the loops it is given, each of waitsPerLoop waits on target that end early) and checks what
+     * they left on target: at most {@code maxDependents} dependents (where it counts them), and
+     * with {@code heap} under {@link #BYTES_PER_WAIT} retained bytes a wait, measured after a
+     * first tenth of the loops has loaded and compiled what the waits use. Not with heap where body
+     * itself keeps something a loop (the closing loops' weak references to their fibers, which
      * {@link #assertFibersCollected} checks instead).
      */
-    private static void assertBounded(Target target, int rounds, boolean heap, int maxDependents, Runnable body) {
-        long before = usedHeapAfterCollection();
-        body.run();
+    private static void assertBounded(Target target, int loops, int waitsPerLoop, boolean heap, int maxDependents,
+            IntConsumer body) {
+        long before = 0;
+        if (heap) {
+            body.accept(Math.max(1, loops / 10));
+            before = usedHeapAfterCollection();
+        }
+        body.accept(loops);
+        int waits = loops * waitsPerLoop;
         int dependents = target.dependents();
         if (dependents >= 0) {
             // The trace: marl4j's one shared callback, and the callbacks of the waits that were on
             // the future when the first of them ended early (at most FIBERS_PER_ROUND, but in invokes).
             assertTrue(dependents <= maxDependents,
-                    () -> dependents + " callbacks left on the future by " + rounds + " waits that ended early on " + target);
+                    () -> dependents + " callbacks left on the future by " + waits + " waits that ended early on " + target);
         }
         if (!heap) {
             return;
         }
         long retained = usedHeapAfterCollection() - before;
-        assertTrue(retained < rounds * BYTES_PER_ROUND,
-                () -> retained + " bytes retained by " + rounds + " waits that ended early on " + target);
+        assertTrue(retained < waits * BYTES_PER_WAIT,
+                () -> retained + " bytes retained by " + waits + " waits that ended early on " + target);
     }
 
     /** The fibers of the closed schedulers are collected: the future keeps none of them reachable. */
@@ -424,6 +438,16 @@ class EndedWaitRetentionTest {
         return least;
     }
 
+    /**
+     * awaitWaiting(started, suspended, count) returns once {@code count} tasks have started (so a
+     * cancel(true) cancels them rather than keeping them from running) and, polled, {@code count}
+     * fibers are suspended, in their waits.
+     */
+    private static void awaitWaiting(CountDownLatch started, java.util.function.Supplier<List<?>> suspended, int count) {
+        awaitLatch(started);
+        awaitSuspended(suspended, count);
+    }
+
     /** Polls until {@code count} fibers are suspended; bounded by PATIENCE. */
     private static void awaitSuspended(java.util.function.Supplier<List<?>> suspended, int count) {
         BooleanSupplier reached = () -> suspended.get().size() == count;
@@ -438,7 +462,7 @@ class EndedWaitRetentionTest {
 
     private static void awaitLatch(CountDownLatch latch) {
         try {
-            assertTrue(latch.await(PATIENCE.toMillis(), TimeUnit.MILLISECONDS), "the cancelled wait did not end");
+            assertTrue(latch.await(PATIENCE.toMillis(), TimeUnit.MILLISECONDS), "not counted down within " + PATIENCE);
         } catch (InterruptedException e) {
             throw new AssertionError(e);
         }
