@@ -7,8 +7,10 @@ import org.marl4j.Fiber;
 /**
  * One fiber's untimed {@link Futures#await(java.util.concurrent.CompletionStage)} of a stage other
  * than a plain {@link java.util.concurrent.CompletableFuture} (whose outcome Futures reads from the
- * future itself, with a {@link org.marl4j.FiberCallback}): the stage's callback, which stores the
- * outcome and wakes the fiber, and the predicate the fiber waits on ({@link Fiber#await(BooleanSupplier)}).
+ * future itself, with a {@link org.marl4j.FiberCallback}): the stage's callback (or, once a wait on
+ * the stage has ended early, an entry of its {@link StageWaiters}: see {@link FiberStageWait}), which
+ * stores the outcome and wakes the fiber, and the predicate the fiber waits on
+ * ({@link Fiber#await(BooleanSupplier)}).
  *
  * <p>Why its own class rather than {@link Outcome}: a suspended fiber keeps alive everything its
  * wait references, so this is the whole of what the wait adds beside the stage's own completion

@@ -6,7 +6,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.marl4j.Fiber;
-import org.marl4j.FiberCallback;
 
 /**
  * FiberFriendlyFuture is the {@link CompletableFuture} that {@link Futures#supplyAsync} and
@@ -66,7 +65,7 @@ final class FiberFriendlyFuture<T> extends CompletableFuture<T> {
      */
     private void awaitOnFiber() {
         if (!isDone()) {
-            FiberCallback.awaitCompletion(this); // off a fiber: false at once, and the caller blocks as the JDK's
+            FiberStageWait.awaitCompletion(this); // off a fiber: false at once, and the caller blocks as the JDK's
         }
     }
 }

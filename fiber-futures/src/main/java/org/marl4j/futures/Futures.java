@@ -58,6 +58,14 @@ public final class Futures {
      * await(stage) returns the stage's value once it completes, suspending the current fiber (or
      * blocking a plain thread) until then.
      *
+     * <p>A wait whose fiber's waits are cancelled (a {@link org.marl4j.FiberCancellation}, a
+     * bounded close of the scheduler, {@code cancel(true)} or {@code shutdownNow()} of a
+     * {@link MarlExecutorService} task) throws {@link org.marl4j.FiberCancelledException} and leaves
+     * at most a constant trace on the stage, however many such waits there are: after the first,
+     * later waits on that stage share one callback and take their part of it back if they too end
+     * early. So a long-lived stage (a shutdown signal) may be awaited by waits that are cancelled
+     * again and again.
+     *
      * @param <T> the stage's result type
      * @param stage the stage to wait for
      * @return the stage's result
@@ -71,24 +79,39 @@ public final class Futures {
         Objects.requireNonNull(stage, "stage must not be null");
         if (isPlainFuture(stage)) {
             CompletableFuture<T> future = (CompletableFuture<T>) stage;
-            // On a fiber, its continuation is the future's callback (FiberCallback.awaitCompletion):
-            // the wait allocates nothing but the future's own completion node.
-            if (future.isDone() || FiberCallback.awaitCompletion(future)) {
+            if (future.isDone()) {
+                return resultOf(future);
+            }
+            // FiberStageWait.awaitCompletion(future), written out here: a frame less between the
+            // user's call and the suspend is a frame less in every suspended fiber's stack. On a
+            // fiber its continuation is the future's callback (FiberCallback.awaitCompletion), and
+            // the wait allocates nothing but the future's completion node, unless a wait on this
+            // future ended early before: then it waits through the future's shared callback.
+            StageWaiters<T> shared = StageWaiters.existing(future);
+            boolean onFiber;
+            if (shared == null) {
+                try {
+                    onFiber = FiberCallback.awaitCompletion(future);
+                } catch (RuntimeException | Error endedEarly) {
+                    FiberStageWait.endedEarly(future, endedEarly);
+                    throw endedEarly;
+                }
+            } else {
+                onFiber = FiberStageWait.awaitShared(shared);
+            }
+            if (onFiber) {
                 return resultOf(future);
             }
         }
-        return awaitStage(stage);
-    }
-
-    /** awaitStage(stage) is {@link #await(CompletionStage)} for any stage but a plain future awaited on a fiber. */
-    private static <T> T awaitStage(CompletionStage<T> stage) {
         Fiber fiber = Fiber.current();
         if (fiber != null) {
-            FiberAwait<T> wait = new FiberAwait<>(fiber); // the whole cost of a suspended await
-            stage.whenComplete(wait);
-            fiber.await(wait);
-            return wait.get();
+            return FiberStageWait.await(stage, fiber); // from here, not a helper: a frame less in its stack
         }
+        return awaitOnThread(stage);
+    }
+
+    /** awaitOnThread(stage) is {@link #await(CompletionStage)} off a fiber: it blocks the thread. */
+    private static <T> T awaitOnThread(CompletionStage<T> stage) {
         Outcome<T> outcome = new Outcome<>();
         stage.whenComplete(outcome);
         outcome.await("Futures.await");

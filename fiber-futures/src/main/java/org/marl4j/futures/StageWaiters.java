@@ -13,8 +13,9 @@ import java.util.function.BiConsumer;
 
 /**
  * The waits on one incomplete stage behind a single {@code whenComplete} callback: what lets a
- * timed-out {@link Futures#await(CompletionStage, java.time.Duration)} and the losers of
- * {@link Futures#awaitAny} leave nothing behind on a stage.
+ * timed-out {@link Futures#await(CompletionStage, java.time.Duration)}, the losers of
+ * {@link Futures#awaitAny}, and an untimed wait cancelled before its stage completed
+ * ({@link FiberStageWait}) leave nothing behind on a stage.
  *
  * <p>Why: a {@link CompletionStage} cannot unregister a callback, so one callback per wait would
  * make a long-lived stage (a shutdown signal, a cache entry) awaited with timeouts in a loop grow
@@ -52,6 +53,20 @@ final class StageWaiters<T> implements BiConsumer<T, Throwable> {
 
     private StageWaiters(Key key) {
         this.key = key;
+    }
+
+    /**
+     * existing(stage) returns the waiter set of {@code stage} if it has one (a timed wait on it is
+     * pending, or a wait on it ended without its completion: see {@link FiberStageWait}), else
+     * null, registering nothing. Cheap when no stage has a set, as in a program that never times
+     * out or cancels a wait: one read of the registry's size.
+     */
+    @SuppressWarnings("unchecked")
+    static <T> StageWaiters<T> existing(CompletionStage<T> stage) {
+        if (REGISTRY.isEmpty()) {
+            return null;
+        }
+        return (StageWaiters<T>) REGISTRY.get(new Probe(stage));
     }
 
     /**
