@@ -78,7 +78,7 @@ record Row(String type, String method, String params, double median, double mean
         return null;
     }
 
-    /** withParam(key, value): this row's params with key set to value, to find the row of another engine. */
+    /** paramsWith(key, value): this row's params with key set to value, to find the row of another engine. */
     String paramsWith(String key, String value) {
         String old = param(key);
         return old == null ? params : params.replace(key + "=" + old, key + "=" + value);

@@ -9,10 +9,10 @@ import java.util.Set;
  * are either named baseline or floor rows with the marl4j row's thread count ({@link #beside}), or
  * the same config on another engine ({@link #besideEngine}).
  *
- * @param text       the goal as RESULTS.md states it
- * @param engine     the engine whose rows are held to it
- * @param factor     the largest allowed ratio marl4j / reference (1 / 1.5 for "≥ 1.5× the throughput")
- * @param families   reference rows by name, without the {@code _1carrier} suffix (empty for besideEngine)
+ * @param text        the goal as RESULTS.md states it
+ * @param engine      the engine whose rows are held to it
+ * @param factor      the largest allowed ratio marl4j / reference (1 / 1.5 for "≥ 1.5× the throughput")
+ * @param families    reference rows by name, without the {@code _1carrier} suffix (empty for besideEngine)
  * @param otherEngine the engine of the reference row (null for beside)
  * @param marlMethods the prefix of the marl4j methods held to it ("" for all of the workload's)
  */
