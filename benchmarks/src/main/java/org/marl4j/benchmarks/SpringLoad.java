@@ -97,8 +97,8 @@ public final class SpringLoad {
                         + " driven over keep-alive connections by one NIO client thread in the benchmark's JVM; " + warmup
                         + " s warm-up, " + seconds + " s measured; requests alternate a balance read and a transfer."
                         + " Ratio = marl4j / virtual threads at the same connection count (higher is better).",
-                "requestsPerSecond", "req/s", "virtualThreads", false, "≥ 1.0× virtual threads, p99 no worse",
-                runs, cases, List.of("p50Micros", "p99Micros", "errors"));
+                "requestsPerSecond", "req/s", "virtualThreads", false, "≥ 1.0× virtual threads, p99 no worse", 1.0, true,
+                runs, cases, List.of("p50Micros", FreshJvmCases.P99, "errors"));
         StringBuilder summary = new StringBuilder();
         StringBuilder details = new StringBuilder();
         FreshJvmCases.render(new FreshJvmCases.Measured(section, values, Map.of()), summary, details);
