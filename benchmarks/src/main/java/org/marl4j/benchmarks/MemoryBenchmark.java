@@ -2,6 +2,7 @@ package org.marl4j.benchmarks;
 
 import java.lang.management.ManagementFactory;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
@@ -16,7 +17,7 @@ import org.marl4j.futures.Futures;
  * MANUAL {@link Event}, vs 100,000 virtual threads parked with {@link LockSupport#park()}. Not a
  * JMH benchmark (heap after GC is not a timing): RunSuite runs each case in a fresh JVM, several
  * times. Usage: {@code MemoryBenchmark marl4j|marl4jAwait <workers> [fibers]} or
- * {@code MemoryBenchmark virtualThreads|virtualThreadsJoin [fibers]}; prints {@code bytesPerFiber=<n>}
+ * {@code MemoryBenchmark virtualThreads|virtualThreadsJoin|virtualThreadsLatch [fibers]}; prints {@code bytesPerFiber=<n>}
  * and {@code resumeMillis=<n>} (from the release until every fiber has finished). The marl4j cases use
  * the fiber engine {@code -Dbench.engine=VIRTUAL_THREADS|CONTINUATIONS} names (unset: the default engine).
  *
@@ -70,8 +71,9 @@ public final class MemoryBenchmark {
             case "marl4jAwait" -> marl4j(workers, fibers, true);
             case "virtualThreads" -> virtualThreads(fibers, false);
             case "virtualThreadsJoin" -> virtualThreads(fibers, true);
+            case "virtualThreadsLatch" -> virtualThreadsOnLatch(fibers);
             default -> throw new IllegalArgumentException("usage: MemoryBenchmark marl4j|marl4jAwait <workers> [fibers]"
-                    + " | virtualThreads|virtualThreadsJoin [fibers]");
+                    + " | virtualThreads|virtualThreadsJoin|virtualThreadsLatch [fibers]");
         };
     }
 
@@ -190,6 +192,38 @@ public final class MemoryBenchmark {
         for (Thread t : threads) {
             t.join();
         }
+        return new long[] {(during - before) / fibers, (System.nanoTime() - start) / 1_000_000};
+    }
+
+    /**
+     * virtualThreadsOnLatch(fibers) is the marl4j case's shape on virtual threads: each waits on one
+     * {@link CountDownLatch}, and once released counts down one shared latch that the main thread
+     * awaits, as the fibers wait on one Event and count down one WaitGroup. Its release time is the
+     * like-for-like baseline for the marl4j case's (the other cases join each thread instead, which
+     * writes nothing shared).
+     */
+    static long[] virtualThreadsOnLatch(int fibers) throws InterruptedException {
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch done = new CountDownLatch(fibers);
+        AtomicInteger blocked = new AtomicInteger();
+        Thread.ofVirtual().start(() -> {}).join(); // load and warm the classes involved
+        long before = usedHeapAfterGc();
+        for (int i = 0; i < fibers; i++) {
+            Thread.ofVirtual().start(() -> {
+                blocked.incrementAndGet();
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+                done.countDown();
+            });
+        }
+        long during = usedHeapWhenBlocked(blocked, fibers);
+        long start = System.nanoTime();
+        release.countDown();
+        done.await();
         return new long[] {(during - before) / fibers, (System.nanoTime() - start) / 1_000_000};
     }
 
