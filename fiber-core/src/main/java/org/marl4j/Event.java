@@ -231,7 +231,7 @@ public final class Event {
 
     /** signal() raises the signal, waking one waiter (AUTO) or all of them (MANUAL). */
     public void signal() {
-        if (signalled) {
+        if (raisedForGood()) {
             return; // already raised: nothing to do, as under the lock
         }
         Waiter wake;
@@ -242,15 +242,15 @@ public final class Event {
             if (signalled) {
                 return;
             }
-            signalled = true;
             if (mode == Mode.AUTO) {
                 wake = waiters.poll(); // unlinked: a chain of one for wakeChain
-                // A woken waiter consumes the signal when it runs; a callback consumes it here.
+                // A woken waiter consumes the signal when it runs; a callback consumes it here, so
+                // then it is never raised: not even for a moment, since isSignalled() reads it
+                // without the lock (a signal() that saw it raised for that moment would be lost).
                 run = wake == null ? callbacks.poll() : null;
-                if (run != null) {
-                    signalled = false;
-                }
+                signalled = run == null;
             } else {
+                signalled = true;
                 wake = waiters.pollAll();
                 run = callbacks.pollAll();
             }
