@@ -361,13 +361,10 @@ public final class Event {
      * wait (on a worker thread, see {@link Fiber}).
      */
     public void await() {
-        if (raisedForGood()) {
-            return;
-        }
         Fiber fiber = Fiber.current();
         if (fiber != null) {
-            awaitOnFiber(fiber);
-        } else {
+            awaitOnFiber(fiber); // its loop reads the raised signal first
+        } else if (!raisedForGood()) {
             await(false, 0);
         }
     }
