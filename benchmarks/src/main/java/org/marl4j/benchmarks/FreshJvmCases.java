@@ -104,6 +104,16 @@ final class FreshJvmCases {
             memory.add(new Case("virtualThreads park fibers=" + n, MemoryBenchmark.class, big, List.of("virtualThreads", n)));
             memory.add(new Case("virtualThreads join fibers=" + n, MemoryBenchmark.class, big, List.of("virtualThreadsJoin", n)));
         }
+        // The release under the default collector (G1), against JDK virtual threads doing the same: each
+        // waits on one latch and counts down a shared one, as the fibers wait on one Event and count
+        // down one WaitGroup.
+        List<Case> release = new ArrayList<>();
+        for (String engine : ENGINES) {
+            release.add(new Case("marl4j " + engine + " Event workers=2", MemoryBenchmark.class,
+                    jvm(engine, "-Xms4g", "-Xmx4g"), List.of("marl4j", "2", "1000000")));
+        }
+        release.add(new Case("virtualThreads latch", MemoryBenchmark.class, jvm(null, "-Xms4g", "-Xmx4g"),
+                List.of("virtualThreadsLatch", "1000000")));
         List<Case> burst = new ArrayList<>();
         for (String engine : ENGINES) {
             List<String> small = jvm(engine, "-Xmx512m", "-XX:+UseSerialGC");
@@ -139,6 +149,13 @@ final class FreshJvmCases {
                                 + " virtual-thread case (parked).",
                         "bytesPerFiber", "bytes", "virtualThreads park", true, "≤ a parked virtual thread", 1.0, false,
                         quick ? 1 : 3, memory, List.of("resumeMillis")),
+                new Section("Release: 1,000,000 suspended fibers, default GC, ms until all have finished",
+                        "`MemoryBenchmark` in a fresh JVM (-Xms4g, G1), after 3 warm-up rounds at 20,000: one signal"
+                                + " releases a million fibers waiting on an Event, each then counts down a WaitGroup; the"
+                                + " baseline is a million virtual threads on a CountDownLatch, each counting down a shared one."
+                                + " Without the warm-up both sides take ~10 s: see performance.md, \"A cold release\".",
+                        "resumeMillis", "ms", "virtualThreads latch", true, "≤ 1.0× virtual threads", 1.0, false,
+                        quick ? 1 : 5, release, List.of("bytesPerFiber")),
                 new Section("Burst: 1,000,000 suspended fibers inside -Xmx512m",
                         "`MemoryBenchmark` with -Xmx512m: a case that runs out of memory is reported as failed.",
                         "resumeMillis", "ms", "virtualThreads", true, NO_TARGET, Double.NaN, false,
