@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
+import org.marl4j.WaitQueue.Waiter;
 
 /**
  * BoundedPool is a {@link Pool} of a fixed number of items, {@code capacity}, that never lends more

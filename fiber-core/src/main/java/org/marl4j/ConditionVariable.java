@@ -6,6 +6,7 @@ import java.util.Objects;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
+import org.marl4j.WaitQueue.Waiter;
 
 /**
  * ConditionVariable is a synchronization primitive that blocks callers until a predicate, guarded

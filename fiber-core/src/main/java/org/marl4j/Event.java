@@ -8,6 +8,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.locks.ReentrantLock;
+import org.marl4j.WaitQueue.Waiter;
 
 /**
  * Event is a synchronization primitive used to block until a signal is raised: marl's

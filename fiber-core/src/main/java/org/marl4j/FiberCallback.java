@@ -5,6 +5,7 @@ import java.lang.invoke.VarHandle;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiConsumer;
+import org.marl4j.WaitQueue.Waiter;
 
 /**
  * FiberCallback is a one-shot callback that resumes the fiber that made it: the building block of

@@ -22,7 +22,7 @@ import jdk.internal.vm.ContinuationScope;
  * that comes after the wait ended (it was cancelled) is a spurious wake, which every wait of a fiber
  * ignores (see {@link Fiber#wake()}).
  */
-final class FiberContinuation extends Continuation implements FiberStack {
+final class FiberContinuation extends Continuation implements Fiber.Stack {
     private static final ContinuationScope SCOPE = new ContinuationScope("marl4j");
 
     /** The fiber this continuation runs. */

@@ -6,6 +6,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.Lock;
 import java.util.function.BooleanSupplier;
+import org.marl4j.WaitQueue.Waiter;
 
 /**
  * The fiber-wait entry points of one {@link Worker}: how a fiber suspends itself (marl's

@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantLock;
+import org.marl4j.WaitQueue.Waiter;
 
 /**
  * Mutex is a mutual-exclusion {@link Lock} owned by a fiber (or, off the scheduler, by a thread):

@@ -5,6 +5,7 @@ import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
+import org.marl4j.WaitQueue.Waiter;
 
 /**
  * Ticket serially orders work that otherwise runs concurrently: marl's {@code marl::Ticket}.

@@ -32,7 +32,7 @@ import java.util.concurrent.Executor;
  * records its owner by thread, so {@link #resume} hands it to the virtual thread and takes it back
  * when the run returns.
  */
-final class VirtualFiber implements FiberStack, Executor, Runnable {
+final class VirtualFiber implements Fiber.Stack, Executor, Runnable {
     /** Thread.NO_INHERIT_THREAD_LOCALS: a fiber starts with no InheritableThreadLocal of its worker thread. */
     private static final int NO_INHERIT_THREAD_LOCALS = 1 << 2;
 

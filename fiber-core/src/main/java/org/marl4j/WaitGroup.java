@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
+import org.marl4j.WaitQueue.Waiter;
 
 /**
  * WaitGroup is a synchronization primitive that holds an internal counter, incremented by

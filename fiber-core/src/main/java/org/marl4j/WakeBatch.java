@@ -1,5 +1,7 @@
 package org.marl4j;
 
+import org.marl4j.WaitQueue.Waiter;
+
 /**
  * WakeBatch wakes the fibers of one notification that releases many waiters (a MANUAL
  * {@link Event}'s signal, a {@link WaitGroup} reaching zero, a broadcast) with one push onto each

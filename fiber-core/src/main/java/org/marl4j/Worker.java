@@ -3,6 +3,7 @@ package org.marl4j;
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.util.ArrayDeque;
 import java.util.Map;
+import org.marl4j.WaitQueue.Waiter;
 
 /**
  * A Worker runs tasks and fibers on one thread: marl's {@code Scheduler::Worker}.
@@ -29,7 +30,7 @@ import java.util.Map;
  * own stack: when it blocks, it runs the trampoline in place until it is itself woken; at unbind()
  * it runs it until the worker has drained, so its remaining tasks run on fibers too.
  *
- * <p><b>Two fiber engines</b> ({@link FiberEngine}), one trampoline. A fiber's {@link FiberStack}
+ * <p><b>Two fiber engines</b> ({@link FiberEngine}), one trampoline. A fiber's {@link Fiber.Stack}
  * is a raw continuation ({@link FiberContinuation}) or a virtual thread whose scheduler is this
  * worker ({@link VirtualFiber}); the trampoline resumes either the same way, and either yields back
  * to it. A virtual thread also comes back when it blocks in the JDK: the trampoline then finds it

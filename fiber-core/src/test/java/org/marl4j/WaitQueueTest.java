@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.marl4j.WaitQueue.Waiter;
 
 /**
  * WaitQueue's bookkeeping, on plain-thread waiter nodes (nothing here waits): {@code pollAll()}

@@ -17,6 +17,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
+import org.marl4j.WaitQueue.Waiter;
 
 /**
  * Waits that release a reentrant lock held several times, and waits that end without using the

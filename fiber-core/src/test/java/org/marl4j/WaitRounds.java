@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.logging.Logger;
+import org.marl4j.WaitQueue.Waiter;
 
 /**
  * WaitRounds runs one round of a repeated-wait leak test (see {@link RetainedObjects}): {@link

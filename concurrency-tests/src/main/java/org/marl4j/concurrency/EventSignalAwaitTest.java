@@ -12,7 +12,7 @@ import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.ZZ_Result;
 
 /**
- * The waiter-notified protocol (Waiter): an AUTO Event's await on a fiber races its signal from
+ * The waiter-notified protocol (WaitQueue.Waiter): an AUTO Event's await on a fiber races its signal from
  * another thread. The signaller marks the queued waiter notified before waking its fiber, and the
  * fiber checks that mark under its worker's lock before it suspends, so a signal between the
  * waiter's enqueue and its suspend is never lost. r1: what await returned; r2: whether the signal
