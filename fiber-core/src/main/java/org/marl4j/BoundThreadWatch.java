@@ -150,7 +150,7 @@ final class BoundThreadWatch {
         Work work = worker.work;
         long progress = work.progress();
         boolean stuck = work.activity() == Work.ACTIVE && progress == s.progress
-                && (work.queued() > 0 || work.inboxes.hasWokenFibers()) && blocked(bound.getState());
+                && (work.queued() > 0 || work.hasWokenFibers()) && blocked(bound.getState());
         if (!stuck) {
             s.progress = progress;
             s.since = now;

@@ -143,7 +143,7 @@ final class Closing {
         int fibers = 0;
         int delayed = 0;
         for (Worker w : all) {
-            fibers += w.waits.cancelWaits();
+            fibers += w.work.cancelWaits();
             delayed += w.work.dropDelayed();
         }
         if (fibers == 0 && delayed == 0) {
@@ -186,7 +186,7 @@ final class Closing {
      */
     static String waitReport(Worker worker) {
         List<SuspendedFiber> fibers = new ArrayList<>();
-        worker.waits.addSuspendedTo(fibers);
+        worker.work.addSuspendedTo(fibers, worker.thread());
         StringBuilder report = new StringBuilder();
         fibers.forEach(report::append);
         String delayed = worker.work.delayedSummary();

@@ -440,7 +440,7 @@ public final class Event {
     /**
      * awaitOnFiber(fiber) is the untimed {@link #await()} of a fiber, the most common wait, kept lean
      * for memory: a suspended fiber's stack chunk holds every frame, and every value live across the
-     * suspend, from its task down to here (see FiberWaits, "Memory"). So this path queues the fiber's
+     * suspend, from its task down to here (see Worker, "Memory"). So this path queues the fiber's
      * own node under the event's lock, releases the lock and suspends with nothing else held, instead
      * of suspending inside {@link WaitQueue#await} with the lock to take back and a deadline to carry.
      * The same guarantees: the refusal checks run before the node is queued; the node's notified
@@ -466,7 +466,7 @@ public final class Event {
                 lock.unlock();
             }
             try {
-                FiberWaits.park(fiber, waiter);
+                Worker.park(fiber, waiter);
             } catch (RuntimeException | Error ended) { // a bounded close cancelled the wait
                 leave(waiter, true);
                 throw ended;

@@ -75,9 +75,9 @@ public final class Fiber extends Waiter {
      * from      to        when
      * IDLE      RUNNING   the trampoline picks an idle (or new) fiber to run the worker loop
      * RUNNING   IDLE      the worker loop hands the thread to a ready fiber and parks itself for reuse
-     * RUNNING   YIELDED   the fiber suspends without a deadline (FiberWaits.suspend, or for a fiber
-     *                     that parked without the lock, the trampoline: FiberWaits.parkYielded), or
-     *                     a virtual thread blocked in the JDK (the trampoline: FiberWaits.blockedInJdk)
+     * RUNNING   YIELDED   the fiber suspends without a deadline (Worker.suspend, or for a fiber
+     *                     that parked without the lock, the trampoline: Worker.parkYielded), or
+     *                     a virtual thread blocked in the JDK (the trampoline: Worker.blockedInJdk)
      * RUNNING   WAITING   the fiber suspends with a deadline, filed in the deadline heap
      * YIELDED   QUEUED    wake(), or cancellation by close(Duration)
      * WAITING   QUEUED    wake(), its deadline passed, or cancellation by close(Duration)
@@ -117,11 +117,11 @@ public final class Fiber extends Waiter {
      */
     Stack stack;
 
-    /** Bumped by every wake(), under worker.lock; read by the fiber itself without it (see FiberWaits.await). */
+    /** Bumped by every wake(), under its worker's lock; read by the fiber itself without it (see {@link Worker}'s overview). */
     volatile int wakeEpoch;
 
     /** Where the fiber sits; changed only by {@link #changeState}. */
-    @GuardedBy("worker.lock")
+    @GuardedBy("worker.work.lock")
     State state;
     /**
      * The fiber's number, from 1 per worker; 0 for a thread's main fiber (see {@link #id()}). Here,
@@ -131,10 +131,10 @@ public final class Fiber extends Waiter {
      */
     private final int id;
 
-    /** Links of the worker's intrusive list of suspended fibers ({@link SuspendedList}). */
-    @GuardedBy("worker.lock")
+    /** Links of the worker's intrusive list of suspended fibers (see {@link Work#listSuspended}). */
+    @GuardedBy("worker.work.lock")
     Fiber prevSuspended;
-    @GuardedBy("worker.lock")
+    @GuardedBy("worker.work.lock")
     Fiber nextSuspended;
     /** The next fiber in its worker's {@link WakeInbox}; written by the pushing thread before it publishes. */
     Fiber inboxNext;
@@ -149,7 +149,7 @@ public final class Fiber extends Waiter {
     private static final byte PINNED = 1;
     /** Set while this fiber takes a wait's user lock again (see FiberWaits.relock): cancellation spares it. */
     private static final byte RELOCKING = 2;
-    /** Set while this fiber, suspended on a worker thread, keeps the interrupt status it had (see FiberWaits.switchAway). */
+    /** Set while this fiber, suspended on a worker thread, keeps the interrupt status it had (see Worker.keepInterrupt). */
     private static final byte INTERRUPTED = 4;
     /**
      * Set when a wait ended un-notified after a notifier had taken this fiber's own waiter node
@@ -158,7 +158,7 @@ public final class Fiber extends Waiter {
      */
     private static final byte WAITER_TAKEN = 8;
     /**
-     * Set from the trampoline's {@link FiberWaits#parkYielded} until it resumes the fiber: the fiber
+     * Set from the trampoline's {@code Worker.parkYielded} until it resumes the fiber: the fiber
      * parked without the worker lock and goes on without it.
      */
     private static final byte RESUMES_UNLOCKED = 16;
@@ -166,33 +166,28 @@ public final class Fiber extends Waiter {
     private static final byte BLOCKED_IN_JDK = 32;
     /**
      * How many {@link FiberCancellation}s open on this fiber are cancelled: while non-zero, every
-     * wait of the fiber throws {@link FiberCancelledException}. Written under worker.lock (by
+     * wait of the fiber throws {@link FiberCancelledException}. Written under its worker's lock (by
      * FiberCancellation.cancel() and close()); the fiber reads it racily before a wait and again
-     * under the lock when it suspends and resumes (see FiberWaits). A byte, so that it fits beside the
+     * under the lock when it suspends and resumes (see Worker). A byte, so that it fits beside the
      * other small fields without growing the object: it counts up to {@link #MAX_CANCELLED_SCOPES},
      * and the worker counts deeper nesting (addCancelledScope()).
      */
-    @GuardedBy("worker.lock")
+    @GuardedBy("worker.work.lock")
     byte cancelledScopes;
     /** The most cancelled scopes {@link #cancelledScopes} counts; the rest are in the worker's {@code moreCancelledScopes}. */
     static final byte MAX_CANCELLED_SCOPES = Byte.MAX_VALUE;
 
-    /** waits() is the wait machinery of this fiber's worker. */
-    FiberWaits waits() {
-        return worker.waits;
-    }
-
     /**
      * checkMaySuspend(userLock) refuses a wait this fiber may not make (a lock held across it, a
-     * cancelled scope) before its node can be notified; see {@link FiberWaits#checkMaySuspend}.
+     * cancelled scope) before its node can be notified; see {@link Worker#checkMaySuspend}.
      */
-    @Excludes("worker.lock")
+    @Excludes("worker.work.lock")
     void checkMaySuspend(Lock userLock) {
-        worker.waits.checkMaySuspend(this, userLock);
+        worker.checkMaySuspend(this, userLock);
     }
 
-    /** addCancelledScope() counts one more cancelled scope open on this fiber; with worker.lock held. */
-    @GuardedBy("worker.lock")
+    /** addCancelledScope() counts one more cancelled scope open on this fiber; with its worker's lock held. */
+    @GuardedBy("worker.work.lock")
     void addCancelledScope() {
         if (cancelledScopes < MAX_CANCELLED_SCOPES) {
             cancelledScopes++;
@@ -207,9 +202,9 @@ public final class Fiber extends Waiter {
     /**
      * removeCancelledScope() counts one cancelled scope fewer, the worker's overflow first, so the
      * byte stays non-zero while any is left; nothing once the worker loop dropped a leaked count.
-     * With worker.lock held.
+     * With its worker's lock held.
      */
-    @GuardedBy("worker.lock")
+    @GuardedBy("worker.work.lock")
     void removeCancelledScope() {
         Map<Fiber, Integer> more = worker.moreCancelledScopes;
         Integer beyond = more == null ? null : more.get(this);
@@ -226,14 +221,14 @@ public final class Fiber extends Waiter {
     /**
      * This fiber's side object: its entry in its worker's deadline heap, made at its first wait with
      * a timeout, and its priority, made when the priority is first set to non-zero; kept for the
-     * fiber's life; null until then. Written under worker.lock; volatile, since {@link #priority()}
+     * fiber's life; null until then. Written under its worker's lock; volatile, since {@link #priority()}
      * reads it from any thread.
      *
      * <p>Why a side object: every suspended fiber is one of these objects, and most never wait with
      * a timeout nor run a task with a priority; the deadline and heap index (12 bytes) in the Fiber
      * itself took it from 64 to 80 bytes, and the priority's 4 bytes now hold the id.
      */
-    @GuardedBy("worker.lock")
+    @GuardedBy("worker.work.lock")
     private volatile FiberTimer timer;
 
     private Fiber(Worker worker, int id) {
@@ -248,9 +243,9 @@ public final class Fiber extends Waiter {
         return fiber;
     }
 
-    /** sentinel(worker) makes the never-running head of worker's {@link SuspendedList}. */
-    static Fiber sentinel(Worker worker) {
-        return new Fiber(worker, 0);
+    /** sentinel() makes the never-running head of a worker's list of suspended fibers ({@link Work#listSuspended}): it has no worker. */
+    static Fiber sentinel() {
+        return new Fiber(null, 0);
     }
 
     /** create(worker, id) makes a fiber that runs worker's loop on a continuation of its own, numbered id (from 1). */
@@ -282,14 +277,14 @@ public final class Fiber extends Waiter {
         return id;
     }
 
-    /** pinned() is whether this fiber is pinned (see {@link PinnedWait}); read with worker.lock held. */
-    @GuardedBy("worker.lock")
+    /** pinned() is whether this fiber is pinned (see {@link PinnedWait}); read with its worker's lock held. */
+    @GuardedBy("worker.work.lock")
     boolean pinned() {
         return (flags & PINNED) != 0;
     }
 
-    /** setPinned(pinned) marks the pinned wait's start and end; the worker's thread, with worker.lock held. */
-    @GuardedBy("worker.lock")
+    /** setPinned(pinned) marks the pinned wait's start and end; the worker's thread, with its worker's lock held. */
+    @GuardedBy("worker.work.lock")
     void setPinned(boolean pinned) {
         flags = (byte) (pinned ? flags | PINNED : flags & ~PINNED);
     }
@@ -348,20 +343,20 @@ public final class Fiber extends Waiter {
     /**
      * blockedInJdk() is whether this fiber is suspended in a blocking call of the JDK rather than a
      * marl4j wait (virtual-thread engine only): cancellation interrupts it. Read and written with
-     * worker.lock held.
+     * its worker's lock held.
      */
-    @GuardedBy("worker.lock")
+    @GuardedBy("worker.work.lock")
     boolean blockedInJdk() {
         return (flags & BLOCKED_IN_JDK) != 0;
     }
 
-    @GuardedBy("worker.lock")
+    @GuardedBy("worker.work.lock")
     void setBlockedInJdk(boolean blocked) {
         flags = (byte) (blocked ? flags | BLOCKED_IN_JDK : flags & ~BLOCKED_IN_JDK);
     }
 
-    /** timer() is this fiber's deadline-heap entry, made on first use. Called with worker.lock held. */
-    @GuardedBy("worker.lock")
+    /** timer() is this fiber's deadline-heap entry, made on first use. Called with its worker's lock held. */
+    @GuardedBy("worker.work.lock")
     FiberTimer timer() {
         FiberTimer t = timer;
         if (t == null) {
@@ -372,7 +367,7 @@ public final class Fiber extends Waiter {
     }
 
     /** timerIfAny() is this fiber's deadline-heap entry, or null if it never waited with a timeout. */
-    @GuardedBy("worker.lock")
+    @GuardedBy("worker.work.lock")
     FiberTimer timerIfAny() {
         return timer;
     }
@@ -431,7 +426,7 @@ public final class Fiber extends Waiter {
      * {@code from} and that the table above {@link State} allows {@code from -> to}. A failure is a
      * bug in marl4j, reported as such.
      */
-    @GuardedBy("worker.lock")
+    @GuardedBy("worker.work.lock")
     void changeState(State from, State to) {
         if (state != from || !from.allows(to)) {
             throw new IllegalStateException("marl4j internal error: " + this + " cannot go from " + from
@@ -466,7 +461,7 @@ public final class Fiber extends Waiter {
      */
     public void await(Lock lock, BooleanSupplier predicate) {
         checkAwait(lock, predicate);
-        worker.waits.await(this, lock, false, 0, predicate);
+        FiberWaits.await(this, lock, false, 0, predicate);
     }
 
     /**
@@ -487,7 +482,7 @@ public final class Fiber extends Waiter {
     public void await(BooleanSupplier predicate) {
         Objects.requireNonNull(predicate, "predicate must not be null");
         checkCurrent();
-        worker.waits.await(this, predicate);
+        FiberWaits.await(this, predicate);
     }
 
     /**
@@ -504,7 +499,7 @@ public final class Fiber extends Waiter {
      */
     public boolean await(Lock lock, Duration timeout, BooleanSupplier predicate) {
         checkAwait(lock, predicate);
-        return worker.waits.await(this, lock, true, deadlineAfter(timeout), predicate);
+        return FiberWaits.await(this, lock, true, deadlineAfter(timeout), predicate);
     }
 
     /**
@@ -530,9 +525,9 @@ public final class Fiber extends Waiter {
 
     /**
      * setPriorityLocked(priority) sets the priority; a zero one needs no side object. Called with
-     * worker.lock held.
+     * its worker's lock held.
      */
-    @GuardedBy("worker.lock")
+    @GuardedBy("worker.work.lock")
     void setPriorityLocked(int priority) {
         FiberTimer t = timer;
         if (t != null) {
@@ -563,7 +558,7 @@ public final class Fiber extends Waiter {
         if (worker == null || worker.current == null) { // no worker, or a task run by a pinned wait
             Thread.yield();
         } else {
-            worker.waits.yieldFiber(worker.current);
+            worker.yieldFiber(worker.current);
         }
     }
 
@@ -578,7 +573,7 @@ public final class Fiber extends Waiter {
         long deadline = deadlineAfter(duration);
         Worker worker = Worker.current();
         if (worker != null && worker.current != null) {
-            worker.waits.sleep(worker.current, deadline);
+            FiberWaits.sleep(worker.current, deadline);
             return;
         }
         boolean interrupted = false;

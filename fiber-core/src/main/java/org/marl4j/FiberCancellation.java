@@ -90,13 +90,13 @@ public final class FiberCancellation implements AutoCloseable {
      *
      * @return true if this call cancelled the scope; false if it was closed or cancelled already
      */
-    @SuppressWarnings("GuardedBy") // lock, held here, is the worker lock that f.worker.lock names
+    @SuppressWarnings("GuardedBy") // lock, held here, is the f.worker.work.lock its cancelled scopes need
     public boolean cancel() {
         Fiber f = fiber;
         if (f == null) {
             return STATE.compareAndSet(this, OPEN, CANCELLED);
         }
-        WorkerLock lock = f.worker.lock;
+        WorkerLock lock = f.worker.lock();
         lock.lock();
         try {
             if (!STATE.compareAndSet(this, OPEN, CANCELLED)) {
@@ -142,7 +142,7 @@ public final class FiberCancellation implements AutoCloseable {
      *     the scope
      */
     @Override
-    @SuppressWarnings("GuardedBy") // lock, held here, is the worker lock that fiber.worker.lock names
+    @SuppressWarnings("GuardedBy") // lock, held here, is the fiber.worker.work.lock its cancelled scopes need
     public void close() {
         if (Fiber.current() != fiber) {
             throw new IllegalStateException("a FiberCancellation must be closed by the fiber that opened it ("
@@ -157,7 +157,7 @@ public final class FiberCancellation implements AutoCloseable {
             STATE.compareAndSet(this, CANCELLED, CANCELLED_CLOSED);
             return;
         }
-        WorkerLock lock = fiber.worker.lock;
+        WorkerLock lock = fiber.worker.lock();
         lock.lock();
         try {
             if (STATE.compareAndSet(this, CANCELLED, CANCELLED_CLOSED)) {

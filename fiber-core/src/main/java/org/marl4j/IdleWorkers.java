@@ -62,7 +62,7 @@ final class IdleWorkers {
         int start = (nextWakeIdx.getAndIncrement() & Integer.MAX_VALUE) % count;
         for (int i = 0; i < count; i++) {
             Work work = workers[(start + i) % count].work;
-            if (work.activity() == Work.IDLE && work.ownerSleep.wakeToSteal()) {
+            if (work.activity() == Work.IDLE && work.wakeToSteal()) {
                 return; // the woken worker now holds the spinning count
             }
         }

@@ -5,7 +5,7 @@ import java.lang.invoke.VarHandle;
 
 /**
  * LocalTaskRing holds the tasks a worker's own thread enqueued on that worker until someone holding
- * the worker lock moves them into the {@link SchedulingPolicy} ({@link Inboxes#drainInbox()}), as the
+ * the worker lock moves them into the {@link SchedulingPolicy} ({@link Work#drainInbox()}), as the
  * {@link TaskInbox} does for other threads' tasks. A task a worker makes for itself (a coroutine
  * resuming its peer, a burst of launches) is the commonest enqueue there is, and it has exactly one
  * producer, so it needs no compare-and-set and no node: a bounded single-producer ring, pushed to

@@ -20,15 +20,15 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p><b>Stranded tasks.</b> If such a stalled worker has work queued, the monitor wakes as many
  * idle (sleeping) workers as it has queued items and sends each to steal from it
- * ({@link OwnerSleep#sendToSteal}); a thief takes one task and, once out of work again, sleeps or spins
+ * ({@link Work#sendToSteal}); a thief takes one task and, once out of work again, sleeps or spins
  * and is sent again if the worker is still stalled. So a queued task waits at most about two
  * check periods behind a blocked worker while another worker is idle, whatever the spin duration.
- * The thief answers in {@code Sleeping.sleepForWork}, through which every idle sleep goes, including
+ * The thief answers in {@code Worker.sleepForWork}, through which every idle sleep goes, including
  * a new worker's first one (a request left unanswered there once made the monitor pass that worker
  * over for good). The enqueue-time wake ({@code IdleWorkers.wakeIdleWorker}) usually takes such a
  * task first; the monitor is the net for an enqueue that raced with a worker going to sleep.
  * Delayed tasks that have come due wait in the stalled worker's deadline heap, where no thief
- * looks: the monitor files them as the worker would ({@link Deadlines#expireDeadlinesFor}), under its
+ * looks: the monitor files them as the worker would ({@link Work#expireDeadlinesFor}), under its
  * lock, which a worker running a task does not hold, and they are stolen like the rest.
  * Ready fibers and SAME_THREAD tasks cannot move: they stay with their worker's thread.
  *
@@ -164,7 +164,7 @@ final class Monitor {
             // delayed tasks would wait for it in its deadline heap, where no thief looks: file them.
             if (policyFailedProgress[i] != progress) {
                 try {
-                    work.deadlines.expireDeadlinesFor(now);
+                    work.expireDeadlinesFor(now);
                 } catch (RuntimeException | Error policyFailure) {
                     // A custom policy threw taking a due entry (left for the owner): say so once a stall.
                     policyFailedProgress[i] = progress;
@@ -177,7 +177,7 @@ final class Monitor {
             }
             int queued = work.queued();
             // Fibers woken from other threads wait in its inbox, for it alone: warn of them too.
-            if ((queued > 0 || work.inboxes.hasWokenFibers())
+            if ((queued > 0 || work.hasWokenFibers())
                     && now - progressSince[i] >= strandedWarningNanos && warnedProgress[i] != progress) {
                 warnedProgress[i] = progress;
                 warnStranded(workers[i], now - progressSince[i]);

@@ -29,41 +29,39 @@ final class PinnedWait {
      * woken or its deadline passes, running stealable tasks meanwhile. Called with the worker's
      * lock held, on the fiber itself; returns with it held and the fiber QUEUED, out of the policy.
      */
-    @GuardedBy("worker.lock")
-    @SuppressWarnings("GuardedBy") // worker.lock, held here, is the worker lock that fiber.worker.lock, work.lock, worker.sleeping.lock name
+    @SuppressWarnings("GuardedBy") // entered with worker.work.lock held, which the checker cannot carry over from the caller's argument; fiber is worker's, so it is also the fiber.worker.work.lock its state needs
     static void block(Worker worker, Fiber fiber) {
-        Work work = worker.work;
         fiber.setPinned(true);
         long stuckSince = 0;
         boolean warned = false;
         try {
             while (fiber.state != Fiber.State.QUEUED) {
-                Task task = work.stealLocked();
+                Task task = worker.work.stealLocked();
                 if (task != null) {
                     runInline(worker, fiber, task);
                     stuckSince = 0;
                     continue;
                 }
-                if (work.num() > 0 && !warned) {
+                if (worker.work.num() > 0 && !warned) {
                     long now = System.nanoTime();
                     if (stuckSince == 0) {
                         stuckSince = now;
                     } else if (now - stuckSince >= STUCK_WARNING_NANOS) {
                         warned = true;
                         LOG.log(System.Logger.Level.WARNING, fiber + " is pinned by the JVM (a class initializer"
-                                + " or native frame on its stack), so its wait blocks the thread; " + work.num()
+                                + " or native frame on its stack), so its wait blocks the thread; " + worker.work.num()
                                 + " ready fiber(s) or SAME_THREAD task(s) of its worker cannot run until it is"
                                 + " woken. If one of them is its waker, this is a deadlock: do not wait on a"
                                 + " marl4j primitive inside a static initializer or a native callback.");
                     }
                 }
-                worker.sleeping.sleep(false, warned || work.num() == 0 ? Long.MAX_VALUE : STUCK_WARNING_NANOS);
+                worker.sleep(false, warned || worker.work.num() == 0 ? Long.MAX_VALUE : STUCK_WARNING_NANOS);
             }
-            work.removeReadyFiber(fiber);
+            worker.work.removeReadyFiber(fiber);
         } finally {
             fiber.setPinned(false);
         }
-        worker.sleeping.restoreInterrupt();
+        worker.restoreSleepInterrupt();
     }
 
     /**
@@ -86,15 +84,15 @@ final class PinnedWait {
     }
 
     /** runInline(worker, fiber, task) runs a task on the pinned fiber's thread, as plain thread code. */
-    @GuardedBy("worker.lock")
+    @SuppressWarnings("GuardedBy") // entered with worker.work.lock held (see block), and leaves it held
     private static void runInline(Worker worker, Fiber fiber, Task task) {
         worker.current = null; // the task has no fiber: its waits block the thread
         worker.inlineOwner = new InlineOwner(task); // its own Mutex owner (see Mutex.currentOwner)
-        worker.lock.unlock();
+        worker.work.lock.unlock();
         try {
             worker.runTask(task);
         } finally {
-            worker.lock.lock();
+            worker.work.lock.lock();
             worker.inlineOwner = null;
             worker.current = fiber;
         }

@@ -438,9 +438,9 @@ public final class Scheduler implements AutoCloseable {
     public List<SuspendedFiber> suspendedFibers() {
         List<SuspendedFiber> all = new ArrayList<>();
         for (Worker worker : workers) {
-            worker.waits.addSuspendedTo(all);
+            worker.work.addSuspendedTo(all, worker.thread());
         }
-        bound.snapshot().values().forEach(worker -> worker.waits.addSuspendedTo(all));
+        bound.snapshot().values().forEach(worker -> worker.work.addSuspendedTo(all, worker.thread()));
         return all;
     }
 

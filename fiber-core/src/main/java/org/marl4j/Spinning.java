@@ -8,11 +8,26 @@ import com.google.errorprone.annotations.concurrent.GuardedBy;
  * then trying to steal from another worker ({@link IdleWorkers} picks the victim, minding the
  * {@link FreshTaskRule}); and it makes the steals a sleeping worker is sent on. A steal's first
  * task and the rest of its batch, waiting in the steal buffer, go into the worker's own policy
- * ({@link Steals#addStolen}). The why of spinning and stealing is in {@link Worker}'s overview.
+ * ({@link Steals#addStolen}).
  *
- * <p>Owned by the worker's thread: nothing here is shared. Its entry points are called with the
- * worker's lock held and release it while they spin or wait for a victim's lock, so no thread ever
- * holds two worker locks.
+ * <p><b>Why spin and steal.</b> An MTW out of work first spins for the configured duration,
+ * checking {@code num} and trying to steal tasks (never a fiber: fibers stay on their worker's
+ * thread) from a random other worker, then sleeps: half of that worker's queue at once, but not a
+ * busy worker's only fresh task ({@link FreshTaskRule}), which is most likely the next hop of what
+ * that worker runs. A spinning worker advertises itself in the scheduler's spinning-workers ring,
+ * which {@link Scheduler#enqueue} prefers. Beyond marl, two things take a task queued behind a busy
+ * or blocked worker while another sleeps, whatever the spin duration. First, as Go's {@code wakep}:
+ * an enqueue onto a worker that is awake, when no worker spins, wakes one sleeping worker to spin
+ * (or, with spinning off, to try every worker once) and steal it ({@link Work#wakeToSteal}).
+ * Second, as Go's {@code sysmon} retakes a P stuck in a syscall, the scheduler's {@link Monitor}
+ * sends a sleeping worker to steal from a worker that has made no progress for a few milliseconds
+ * with tasks queued (a task blocking its thread; {@link Work#sendToSteal}); it covers the enqueue
+ * that raced with a worker going to sleep. Both requests are answered in the worker's
+ * sleepForWork, which every idle sleep goes through.
+ *
+ * <p>Owned by the worker's thread: nothing here is shared, and what it needs of the worker comes
+ * as an argument. Its entry points are called with the worker's lock held and release it while
+ * they spin or wait for a victim's lock, so no thread ever holds two worker locks.
  */
 final class Spinning {
     /**
@@ -22,59 +37,47 @@ final class Spinning {
      */
     private static final int SPIN_POLLS_PER_STEAL = 256;
 
-    private final Worker worker;
-    private final Work work;
-    /** worker.lock, held on entry to {@link #spin} and {@link #steal} and released meanwhile. */
-    private final WorkerLock lock;
-    private final IdleWorkers idle;
-    private final WorkerStats stats;
-    private final int id;
     /** How long the worker spins before sleeping, at most the configured spin duration. */
     final SpinBudget budget;
     private long rng;
     /** What this worker, as a thief, last saw of each victim; made at its first steal. */
     private FreshTaskRule freshTaskRule;
 
-    Spinning(Worker worker) {
-        this.worker = worker;
-        this.work = worker.work;
-        this.lock = worker.lock;
-        this.idle = worker.scheduler.idle;
-        this.stats = worker.stats;
-        this.id = worker.id;
-        this.budget = new SpinBudget(worker.scheduler.spinNanos);
-        this.rng = 0x9E3779B97F4A7C15L * (worker.id + 2);
+    Spinning(long spinNanos, int workerId) {
+        this.budget = new SpinBudget(spinNanos);
+        this.rng = 0x9E3779B97F4A7C15L * (workerId + 2);
     }
 
     /**
-     * spin() spins for work, stealing, for this worker's {@link SpinBudget}; returns true if it
-     * found some. Called with lock held.
+     * spin(worker) spins for work, stealing, for the worker's {@link SpinBudget}; returns true if it
+     * found some. Called with the worker's lock held, which it releases while it spins.
      */
-    @GuardedBy("lock")
-    @SuppressWarnings("GuardedBy") // lock, held here, is the worker lock that work.deadlines.lock, work.inboxes.work.lock name
-    boolean spin() {
+    @SuppressWarnings("GuardedBy") // entered with worker.work.lock held, which the checker cannot carry over from the caller's argument
+    boolean spin(Worker worker) {
+        Work work = worker.work;
+        IdleWorkers idle = worker.scheduler.idle;
         long spinStart = System.nanoTime();
         budget.spinStarted(spinStart);
-        long spinUntil = spinStart + budget.nanos();
-        if (work.deadlines.hasDeadlines() && work.deadlines.nextDeadline() - spinUntil < 0) {
-            spinUntil = work.deadlines.nextDeadline();
-        }
-        idle.onBeginSpinning(id);
+        long spinUntil = worker.work.nextDeadlineBefore(spinStart + budget.nanos());
+        idle.onBeginSpinning(worker.id);
         work.setActivity(Work.SPINNING);
-        lock.unlock();
+        worker.work.lock.unlock();
         Task stolen;
         long spinEnd = spinStart;
         try {
-            stolen = spinForWork(spinUntil);
+            stolen = spinForWork(worker, spinUntil);
         } finally {
             spinEnd = System.nanoTime();
-            stats.spinningNanos += spinEnd - spinStart;
+            worker.stats.spinningNanos += spinEnd - spinStart;
             idle.onEndSpinning();
-            lock.lock();
+            worker.work.lock.lock();
             work.setActivity(Work.ACTIVE);
         }
-        keepStolen(stolen);
-        work.inboxes.drainInbox();
+        if (stolen != null) {
+            worker.stats.tasksStolen++;
+            worker.work.addStolen(stolen);
+        }
+        worker.work.drainInbox();
         if (work.num() > 0) {
             budget.workFound(spinEnd);
             return true;
@@ -83,43 +86,37 @@ final class Spinning {
     }
 
     /**
-     * steal(victim) takes tasks (the oldest, and up to half the rest: see Steals.addStolen) from
-     * victim, the worker the monitor sent us to, or with a null victim from any other worker,
-     * waiting for their locks. Called with lock held; releases it meanwhile.
+     * steal(worker, victim) takes tasks (the oldest, and up to half the rest: see Steals.addStolen)
+     * from victim, the worker the monitor sent us to, or with a null victim from any other worker,
+     * waiting for their locks. Called with the worker's lock held; releases it meanwhile.
      */
-    @GuardedBy("lock")
-    void steal(Worker victim) {
-        lock.unlock();
+    @SuppressWarnings("GuardedBy") // entered with worker.work.lock held, which the checker cannot carry over from the caller's argument
+    void steal(Worker worker, Worker victim) {
+        worker.work.lock.unlock();
         Task stolen;
         try {
-            stolen = victim == null ? idle.stealFromAny(worker, nextRandom()) : victim.work.stealWaiting(work);
+            stolen = victim == null ? worker.scheduler.idle.stealFromAny(worker, nextRandom())
+                    : victim.work.stealWaiting(worker.work);
         } finally {
-            lock.lock();
+            worker.work.lock.lock();
         }
-        keepStolen(stolen);
-    }
-
-    /** keepStolen(stolen) queues what a steal took, if anything, with the rest of its batch. Called with lock held. */
-    @GuardedBy("lock")
-    @SuppressWarnings("GuardedBy") // lock, held here, is the worker lock that work.steals.lock names
-    private void keepStolen(Task stolen) {
-        if (stolen != null) {
-            stats.tasksStolen++;
-            work.steals.addStolen(stolen);
+        if (stolen != null) { // queued with the rest of its batch
+            worker.stats.tasksStolen++;
+            worker.work.addStolen(stolen);
         }
     }
 
-    /** spinForWork() is called without the lock; returns a stolen task, or null when work arrived or time is up. */
-    @Excludes("lock")
-    private Task spinForWork(long spinUntil) {
+    /** spinForWork(worker, spinUntil) is called without the lock; returns a stolen task, or null when work arrived or time is up. */
+    @Excludes("worker.work.lock")
+    private Task spinForWork(Worker worker, long spinUntil) {
         do {
             for (int i = 0; i < SPIN_POLLS_PER_STEAL; i++) {
                 Thread.onSpinWait();
-                if (work.hasArrivals()) {
+                if (worker.work.hasArrivals()) {
                     return null;
                 }
             }
-            Task stolen = idle.steal(worker, nextRandom());
+            Task stolen = worker.scheduler.idle.steal(worker, nextRandom());
             if (stolen != null) {
                 return stolen;
             }

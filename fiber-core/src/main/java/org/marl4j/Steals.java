@@ -133,7 +133,7 @@ final class Steals {
      * goes on; a stolen task must not be lost.
      */
     @GuardedBy("lock")
-    @SuppressWarnings("GuardedBy") // lock, held here, is the worker lock that work.inboxes.work.lock, work.lock name
+    @SuppressWarnings("GuardedBy") // lock, held here, is the worker lock that work.lock names
     void addStolen(Task first) {
         int n = numStolen;
         numStolen = 0;
@@ -153,7 +153,7 @@ final class Steals {
                 tail = tail.next;
             }
             Arrays.fill(buffer, 0, n, null);
-            work.inboxes.keepPending(head);
+            work.keepPending(head);
             throw t;
         }
     }

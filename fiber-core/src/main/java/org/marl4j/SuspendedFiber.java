@@ -11,13 +11,13 @@ import java.util.List;
  * <pre>{@code
  * scheduler.suspendedFibers().forEach(System.err::println);
  * // "fiber 3" worker 1 on marl-worker-1 WAITING
- * //     at org.marl4j.FiberWaits.suspend(FiberWaits.java:190)
+ * //     at org.marl4j.Worker.suspend(Worker.java:731)
  * //     ...
  * //     at org.marl4j.Event.await(Event.java:130)
  * //     at com.example.Pipeline.lambda$start$0(Pipeline.java:57)
  * }</pre>
  *
- * <p>The stack trace starts at marl4j's {@code FiberWaits.suspend} (the frames above it are the
+ * <p>The stack trace starts at marl4j's {@code Worker.suspend} (the frames above it are the
  * continuation's yield machinery); the primitive's method and the user code that called it follow.
  * A bound thread's main fiber (the thread itself blocked in a marl4j wait) has no continuation: its
  * frames are the part of that thread's stack below its own wait.
@@ -91,16 +91,16 @@ public record SuspendedFiber(String name, int workerId, String threadName, State
     }
 
     /**
-     * fromSuspend(frames) drops the frames above the deepest {@code FiberWaits.suspend}. The deepest one:
+     * fromSuspend(frames) drops the frames above the deepest {@code Worker.suspend}. The deepest one:
      * a thread's stack may hold the frames of the fibers it runs above its main fiber's wait.
      */
     private static StackTraceElement[] fromSuspend(StackTraceElement[] frames) {
         for (int i = frames.length - 1; i >= 0; i--) {
-            if (frames[i].getClassName().equals(FiberWaits.class.getName()) && frames[i].getMethodName().equals("suspend")) {
+            if (frames[i].getClassName().equals(Worker.class.getName()) && frames[i].getMethodName().equals("suspend")) {
                 return Arrays.copyOfRange(frames, i, frames.length);
             }
         }
-        return frames; // FiberWaits.suspend renamed or inlined out of the trace: show everything
+        return frames; // Worker.suspend renamed or inlined out of the trace: show everything
     }
 
     /** toString() prints this fiber as a thread dump prints a thread: a header line, then its frames. */

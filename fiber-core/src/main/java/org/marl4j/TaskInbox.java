@@ -5,7 +5,7 @@ import java.lang.invoke.VarHandle;
 
 /**
  * TaskInbox holds the tasks other threads enqueued on one worker until someone holding the worker
- * lock moves them into the {@link SchedulingPolicy}, all at once ({@link Inboxes#drainInbox()}): so an
+ * lock moves them into the {@link SchedulingPolicy}, all at once ({@link Work#drainInbox()}): so an
  * enqueue takes no lock and never contends with the owner. A lock-free stack (many pushers, any
  * lock holder takes all) handed out in push order, so each producer's tasks stay FIFO. Closing
  * swaps an empty stack for a marker no push gets past: the owner closes it once it has drained

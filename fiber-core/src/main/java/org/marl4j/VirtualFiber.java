@@ -20,7 +20,7 @@ import java.util.concurrent.Executor;
  * the fiber ({@link Work#wake}), which queues it on its worker under the scheduling policy like any
  * woken fiber. So a fiber that blocks in the JDK (sleep, I/O, a lock, {@code synchronized}) leaves
  * its worker free, and comes back as a woken fiber: its worker's trampoline finds it still RUNNING
- * after the run returned, and suspends it ({@link FiberWaits#blockedInJdk}).
+ * after the run returned, and suspends it ({@code Worker.blockedInJdk}).
  *
  * <p><b>marl4j's own switch</b> ({@link #suspend()}, every marl4j wait and the worker loop's hand-off)
  * is a {@code Thread.yield()} marked beforehand: the JDK gives the task straight back to
@@ -128,7 +128,7 @@ final class VirtualFiber implements Fiber.Stack, Executor, Runnable {
 
     @Override
     public void resume() {
-        WorkerLock lock = fiber.worker.lock;
+        WorkerLock lock = fiber.worker.lock();
         Thread carrier = Thread.currentThread();
         if (lock.isHeldByCurrentThread()) {
             lock.handOver(carrier, thread);

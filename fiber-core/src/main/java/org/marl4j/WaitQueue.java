@@ -195,7 +195,7 @@ final class WaitQueue {
      * primitives keep in their {@link WaitQueue}s.
      *
      * <p>{@link #notifyWaiter()} sets {@link #notified} before it wakes the fiber or unparks the thread, and a
-     * fiber checks the flag under its worker's lock before it suspends ({@link FiberWaits#park}), so a
+     * fiber checks the flag under its worker's lock before it suspends ({@link Worker#park}), so a
      * notification can never fall between a waiter's enqueue and its suspend.
      *
      * <p>A fiber's wait may be refused (the lock check, a cancelled scheduler, a fiber that is not the
@@ -293,9 +293,8 @@ final class WaitQueue {
             if (fiber != null) {
                 // Still under lock, which notifiers of a queue-guarding lock need: a refusal here
                 // leaves the waiter un-notified for the caller to unlink.
-                FiberWaits waits = fiber.worker.waits;
-                waits.checkMaySuspend(fiber, lock);
-                waits.park(fiber, lock, this, timed, deadline);
+                fiber.checkMaySuspend(lock);
+                FiberWaits.park(fiber, lock, this, timed, deadline);
                 return notified;
             }
             lock.unlock();

@@ -3,46 +3,64 @@ package org.marl4j;
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.Condition;
 
 /**
- * Work is one worker's queue of work, its lock, and every call other threads make on a worker:
- * marl's {@code Worker::Work}. Enqueuers add tasks, wakers add ready fibers, thieves take tasks,
- * timers come due, the scheduler stops it, and its monitor looks at it (and files the due timers of
- * an owner stalled in a task). The worker's own run loop
- * lives in {@link Worker}; the batch steals in {@link Steals}, the owner's sleep, with the
- * calls that end it, in {@link OwnerSleep}, the deadline heap, with the filing, cancelling and
- * expiring of timed waits and delayed tasks, in {@link Deadlines}, and the tasks and wakes that
- * come without the lock, with their draining into the policy, in {@link Inboxes}: all four held
- * here, and all under this class's lock where they need one.
+ * Work is one worker's queues, its lock, and every call other threads make on a worker: marl's
+ * {@code Worker::Work}. Enqueuers add tasks, wakers add ready fibers (marl's
+ * {@code Worker::enqueue(Fiber*)}, {@link #wake}), thieves take tasks, timers come due, the
+ * scheduler stops it, a bounded close cancels its waits, and its monitor looks at it. The worker's
+ * own run loop, and how its fibers suspend, live in {@link Worker}, which holds this as its part.
  *
- * <p>What it holds, all guarded by {@link #lock}: the {@link SchedulingPolicy}, with the queued
- * tasks and the ready fibers in the order it decides; the {@link Deadlines} heap of fibers waiting
- * with a timeout and of delayed tasks not yet due (what comes due joins the policy through {@link
- * #addReadyFiber} and {@link #addedTask}); and {@code num}, the count of tasks and fibers
- * in the policy, written under the lock and read without it by a spinning owner, thieves and the
- * monitor.
+ * <p><b>What it holds</b>, all guarded by {@link #lock} (marl's {@code work.mutex}) unless said:
+ * the {@link SchedulingPolicy}, with the queued tasks and the ready fibers in the order it decides;
+ * the inboxes, where tasks and wakes that came without the lock wait for the policy (below); the
+ * {@link Deadlines} heap of fibers waiting with a timeout and of delayed tasks not yet due, and
+ * the calls that file, cancel and expire them (what comes due joins the policy, {@link
+ * #expireDeadlines}); the list of
+ * suspended fibers (its size is marl's {@code numBlockedFibers}); the owner's sleep (marl's
+ * {@code work.added} condition); and {@code num}, the count of tasks and fibers in the policy,
+ * written under the lock and read without it by a spinning owner, thieves and the monitor. The
+ * batch steals are {@link Steals}'s, which takes this lock for the victim's side.
  *
- * <p>Inboxes: with a built-in policy, {@link #tryEnqueue} and {@link #enqueueOwn}, and a {@link
- * #wake} from another thread, push onto lock-free {@link Inboxes} rather than take the lock, and
- * whoever holds it next moves them into the policy ({@link Inboxes#drainInbox()}). The entry points
- * here keep the rest: the locked path (a custom policy, a full ring), the signal to a sleeping
- * owner, a wake on the owner's thread. {@code num} counts only what the policy holds; readers
- * without the lock add the inboxes ({@link #queued()}, {@link #hasArrivals()}); {@code numTasks}
- * counts the tasks among {@code num}, for thieves ({@link #tasksQueued()}).
+ * <p><b>Inboxes.</b> The owner holds the lock across fiber switches, so an enqueuer or waker that
+ * took it, as marl's do, would often wait for it. With a built-in policy (whose {@code enqueued}
+ * never throws, {@link #lockFreeEnqueue}) they push instead: a task from another thread onto the
+ * lock-free {@link TaskInbox} ({@link #tryEnqueue}), a task the owner's own thread made into its
+ * single-producer {@link LocalTaskRing} ({@link #enqueueOwn}), a fiber woken from another thread
+ * onto the {@link WakeInbox} ({@link #wake}); and the tasks a throwing policy refused in an earlier
+ * drain or after a steal wait first in line as pending tasks ({@link #keepPending}). Whoever holds
+ * the lock next (the owner at each turn of its loop and around each sleep, or a thief before it
+ * steals) moves them into the policy in one batch ({@link #drainInbox()}): the pending tasks, the
+ * ring, the task inbox, then the wakes, so the policy still sees every task and fiber in push order.
+ * An enqueuer that takes the lock drains the tasks first ({@link #drainTasks()}), so the earlier
+ * tasks of the owner's ring keep their place. {@code num} counts only what the policy holds;
+ * readers without the lock add the inboxes ({@link #queued()}, {@link #hasArrivals()},
+ * {@link #tasksQueued()}, {@link #holdsOnly()}). Pushes take no lock: the stacks are many-pusher
+ * (a compare-and-set on their head), the ring has one pusher, the owner's thread, which alone also
+ * reads and writes {@code ownTasksClosed}; the lock holder is the one consumer of all of them.
  *
- * <p>Stealing, in batches through the thief's steal buffer, is {@link Steals}: the victim's
- * side takes this class's lock, the thief's side runs under the thief's own. Here is only the
- * stealable count ({@link #tasksQueued()}) and the taking of one task ({@link #stealLocked()}).
+ * <p><b>The owner's sleep.</b> The owner sleeps on {@code added} only inside {@link #sleep}, and
+ * adders signal it only then ({@code notifyAdded}), so a busy or spinning owner costs adders no
+ * signal. An inbox pusher reads {@code notifyAdded} after its push, and the owner checks the
+ * inboxes after setting it, both through volatile accesses, so one of them sees the other
+ * ({@link #signalIfAsleep()}): a sleeping owner is always signalled, and only the first pusher of a
+ * sleep takes the lock to signal. The scheduler's monitor may send an idle sleeper to steal
+ * ({@link #sendToSteal}), an enqueuer may wake it to look for work anywhere ({@link #wakeToSteal});
+ * the owner answers both when it wakes ({@link Worker}'s sleepForWork).
  *
- * <p>The owner's sleep, and how adders, inbox pushers, the monitor and enqueuers end it, is {@link
- * OwnerSleep}, which takes and requires this class's lock.
- *
- * <p>Lock discipline: methods marked {@link Excludes} take the lock themselves (other threads call
- * them); methods marked {@link GuardedBy} are called with it held. User code runs under the lock in
- * one place only, the {@link SchedulingPolicy}, which may throw: every policy call is made before
- * any of this class's own state changes, so a throwing policy leaves the counts consistent, and
- * every method that takes the lock releases it in {@code finally}.
+ * <p><b>Lock discipline.</b> Methods marked {@link Excludes} take the lock themselves (other
+ * threads call them); methods marked {@link GuardedBy} are called with it held. User code runs under
+ * the lock in one place only, the {@link SchedulingPolicy}, which may throw: every policy call is
+ * made before any of this class's own state changes, so a throwing policy leaves the counts
+ * consistent (a drain puts back what the policy did not take), and every method that takes the lock
+ * releases it in {@code finally}. A fiber's own fields are guarded by this same lock, reached as
+ * {@code fiber.worker.work.lock}; the checker cannot see that a fiber listed or woken here is this
+ * worker's, so the methods that touch them say so where they suppress it.
  */
 final class Work {
     private static final VarHandle NUM;
@@ -70,23 +88,30 @@ final class Work {
     static final int IDLE = 2;
 
     final WorkerLock lock = new WorkerLock();
+    /** The owner's sleep: signalled when work is added while it sleeps. */
+    private final Condition added = lock.newCondition();
     private final SchedulingPolicy policy;
-    /** The owner's sleep, and the signals and steal requests that end it. */
-    final OwnerSleep ownerSleep;
     /** Thieves' batch steals from here, and this owner's steal buffer when it is the thief. */
     final Steals steals;
-    /** The deadline heap, of fibers waiting with a timeout and delayed tasks, and the calls that file, cancel and expire them. */
-    final Deadlines deadlines;
-    /** The tasks and woken fibers that came without the lock, not yet in the policy, and their draining. */
-    final Inboxes inboxes;
+    /** The deadline heap, of fibers waiting with a timeout and delayed tasks not yet due. */
+    @GuardedBy("lock")
+    final Deadlines deadlines = new Deadlines();
     /** True with a built-in policy, whose enqueue never throws: its tasks may come through the inboxes and steal buffer. */
     final boolean lockFreeEnqueue;
+    /** The owner's counters; only the owner writes them (here, its idle sleeps). */
+    private final WorkerStats stats;
     /** Set by requestStop() (a worker thread, at close) or by unbind() (a bound worker): the owner drains, then stops. */
     @GuardedBy("lock")
     boolean shutdown;
     /** Set once the worker has drained and stopped: adders then pick another worker. */
     @GuardedBy("lock")
     boolean stopped;
+    /**
+     * Set by {@link #cancelWaits()}, a bounded close giving up: every suspended and every later wait
+     * of this worker's fibers throws FiberCancelledException. Read racily by a fiber before it waits.
+     */
+    @GuardedBy("lock")
+    boolean waitsCancelled;
 
     @SuppressWarnings("unused") // accessed through NUM; written under lock, read racily
     private volatile int num;
@@ -104,33 +129,94 @@ final class Work {
     @SuppressWarnings("unused") // accessed through PROGRESS
     private long progress;
 
+    // The inboxes: what came without the lock, not yet in the policy.
+    /** Fibers other threads woke, not yet taken by the owner ({@link #drainInbox()}). */
+    private final WakeInbox wakeInbox = new WakeInbox();
+    /**
+     * Tasks enqueued by {@link #tryEnqueue} without the lock. Used only with a built-in policy,
+     * which never throws: a custom policy's {@code enqueued} runs in the enqueuer's call, under the
+     * lock, so its exception still reaches the enqueuer.
+     */
+    private final TaskInbox taskInbox = new TaskInbox();
+    /** Tasks the owner's own thread enqueued ({@link #enqueueOwn}): the single-producer counterpart of taskInbox. */
+    private final LocalTaskRing ownTasks = new LocalTaskRing();
+    /** Set by the owner once it has drained for good and closed its inboxes: its own enqueues go elsewhere. Owner's thread only. */
+    private boolean ownTasksClosed;
+    /** Tasks taken from an inbox or the ring, or stolen, that a throwing policy did not accept yet: they go first next time. */
+    @GuardedBy("lock")
+    private TaskInbox.Node pendingTasks;
+
+    // The owner's sleep.
+    /**
+     * True while the owner sleeps in sleep(): adders must signal. Written under the lock; volatile
+     * for a pusher onto an inbox, which reads it without the lock (see {@link #signalIfAsleep()}).
+     */
+    private volatile boolean notifyAdded;
+    /** Set by the one inbox pusher that signals the owner's current sleep; cleared as each sleep begins. */
+    private final AtomicBoolean sleepSignalled = new AtomicBoolean();
+    /**
+     * When a pusher last signalled the sleeping owner ({@link System#nanoTime()}), or 0: the moment
+     * the work arrived, which the owner's {@link SpinBudget} must judge by rather than the moment it
+     * woke, or the wake-up's own latency makes every gap look long.
+     */
+    @GuardedBy("lock")
+    private long signalledAt;
+    /** True while the owner sleeps in sleep(true), idle: the monitor may send it to steal. */
+    @GuardedBy("lock")
+    private boolean idleAsleep;
+    /** The worker the monitor asked the sleeping owner to steal from, or null. */
+    @GuardedBy("lock")
+    private Worker stealFrom;
+    /**
+     * Set when an enqueuer woke the sleeping owner to look for work on every worker (Go's wakep):
+     * the owner then holds one count of the scheduler's spinning workers, and gives it back.
+     */
+    @GuardedBy("lock")
+    private boolean stealAny;
+
+    // The suspended fibers.
+    /**
+     * The head of the fibers inside a wait (between suspending and resuming): an intrusive, circular
+     * doubly linked list through {@link Fiber#prevSuspended}/{@link Fiber#nextSuspended} around this
+     * sentinel, a Fiber that never runs, so listing and unlisting cost O(1), allocate nothing, and
+     * take no branch: {@link #unlistSuspended} runs on every resume, right after the yield, in code
+     * C2 inlines into the frames of every suspended fiber, and a branch seen one way while C2
+     * compiled it would become an uncommon trap that deoptimizes that code when the other way comes,
+     * and fibers suspending meanwhile would freeze larger, interpreted frames.
+     */
+    private final Fiber suspended;
+    /** How many fibers are listed in {@link #suspended}: marl's {@code numBlockedFibers}. */
+    @GuardedBy("lock")
+    private int numSuspended;
+
     /** policy() is this worker's scheduling policy; only for identity checks, never called through without the lock. */
     SchedulingPolicy policy() {
         return policy;
     }
 
+    @SuppressWarnings("GuardedBy") // a new sentinel, seen by no other thread yet
     Work(SchedulingPolicy policy, WorkerStats stats) {
         this.policy = policy;
-        this.ownerSleep = new OwnerSleep(this, stats);
+        this.stats = stats;
         this.steals = new Steals(this);
-        this.deadlines = new Deadlines(this, policy);
-        this.inboxes = new Inboxes(this);
         this.lockFreeEnqueue = policy instanceof FifoPolicy || policy instanceof PriorityPolicy;
+        this.suspended = Fiber.sentinel();
+        suspended.prevSuspended = suspended;
+        suspended.nextSuspended = suspended;
         setActivity(IDLE); // until its thread runs: a worker not started yet has not stalled
     }
 
-    // ---------------------------------------------------------------- calls from other threads
+    // ---------------------------------------------------------------- enqueue and wake, from any thread
 
     /** enqueue(task) adds a task. Rejected only if the worker has stopped; a policy's exception propagates. */
     @Excludes("lock")
-    @SuppressWarnings("GuardedBy") // lock, held here, is the worker lock that inboxes.work.lock names
     void enqueue(Task task, Worker owner) {
         lock.lock();
         try {
             if (stopped) {
                 throw new RejectedExecutionException(owner + " has stopped");
             }
-            inboxes.drainTasks(); // the owner's earlier tasks, still in its ring, go first (FIFO per producer)
+            drainTasks(); // the owner's earlier tasks, still in its ring, go first (FIFO per producer)
             addTask(task);
         } finally {
             lock.unlock();
@@ -153,11 +239,11 @@ final class Work {
     @Excludes("lock")
     int tryEnqueue(Task task) {
         if (lockFreeEnqueue) {
-            if (!inboxes.pushTask(task)) {
+            if (!taskInbox.push(task)) {
                 return NOT_ADDED; // closed: the worker has stopped
             }
-            if (ownerSleep.asleep()) { // read after the push: see OwnerSleep.signalIfAsleep()
-                ownerSleep.signalIfAsleep();
+            if (notifyAdded) { // read after the push: see signalIfAsleep()
+                signalIfAsleep();
                 return ADDED_OWNER_WOKEN;
             }
             return ADDED_OWNER_AWAKE;
@@ -172,7 +258,7 @@ final class Work {
             if (stopped) {
                 return NOT_ADDED;
             }
-            boolean asleep = ownerSleep.asleep();
+            boolean asleep = notifyAdded;
             addTask(task);
             return asleep ? ADDED_OWNER_WOKEN : ADDED_OWNER_AWAKE;
         } finally {
@@ -188,17 +274,16 @@ final class Work {
      * Returns {@link #NOT_ADDED} once the worker has stopped, else {@link #ADDED_OWNER_AWAKE}.
      */
     @Excludes("lock")
-    @SuppressWarnings("GuardedBy") // lock, held here, is the worker lock that inboxes.work.lock names
     int enqueueOwn(Task task, Worker owner) {
         assert owner.onOwnerThread() : "enqueueOwn off the owner's thread";
         if (!lockFreeEnqueue) {
             return tryEnqueue(task); // a custom policy's callback enqueueing under the lock is refused there
         }
         assert !lock.isHeldByCurrentThread() : "enqueueOwn under the worker's own lock: a full ring would deadlock";
-        if (inboxes.ownTasksClosed()) {
+        if (ownTasksClosed) {
             return NOT_ADDED;
         }
-        if (inboxes.offerOwn(task)) {
+        if (ownTasks.offer(task)) {
             return ADDED_OWNER_AWAKE;
         }
         lock.lock();
@@ -206,7 +291,7 @@ final class Work {
             if (stopped) {
                 return NOT_ADDED;
             }
-            inboxes.drainTasks();
+            drainTasks();
             addTask(task);
             return ADDED_OWNER_AWAKE;
         } finally {
@@ -216,20 +301,20 @@ final class Work {
 
     /**
      * wake(fiber) is marl's Worker::enqueue(Fiber*): queues a suspended fiber to resume. From
-     * another thread it only pushes the fiber onto the inbox (no lock: the owner holds it across
+     * another thread it only pushes the fiber onto the wake inbox (no lock: the owner holds it across
      * fiber switches, so a waker would often wait for it) and signals a sleeping owner; the owner
-     * performs the wake when it drains the inbox ({@link Inboxes#drainInbox()}), which it does
-     * before it could sleep. On the owner's thread the lock is free and uncontended, and it wakes
-     * the fiber at once. If the policy's {@code awakened} throws there, the fiber goes onto the
-     * inbox, as a wake from another thread would, and the exception to the caller: this thread's
-     * next drain wakes it (the drain retries as often as the policy refuses), so its wake, already
-     * spent by its notifier, is not lost with it.
+     * performs the wake when it drains the inbox ({@link #drainInbox()}), which it does before it
+     * could sleep. On the owner's thread the lock is free and uncontended, and it wakes the fiber at
+     * once. If the policy's {@code awakened} throws there, the fiber goes onto the inbox, as a wake
+     * from another thread would, and the exception to the caller: this thread's next drain wakes it
+     * (the drain retries as often as the policy refuses), so its wake, already spent by its
+     * notifier, is not lost with it.
      */
     @Excludes("lock")
     void wake(Fiber fiber) {
         if (!fiber.worker.onOwnerThread()) {
-            if (inboxes.pushWoken(fiber)) {
-                ownerSleep.signalIfAsleep();
+            if (wakeInbox.push(fiber)) { // false: in already, and its pusher signals
+                signalIfAsleep();
             }
             return;
         }
@@ -237,7 +322,7 @@ final class Work {
         try {
             wakeLocked(fiber);
         } catch (RuntimeException | Error policyFailure) { // awakened() threw before the fiber changed state
-            inboxes.pushWoken(fiber); // the owner is this thread, awake: no signal needed
+            wakeInbox.push(fiber); // the owner is this thread, awake: no signal needed
             throw policyFailure;
         } finally {
             lock.unlock();
@@ -250,33 +335,34 @@ final class Work {
      */
     @Excludes("lock")
     void wakeClaimed(Fiber newest, Fiber oldest) {
-        inboxes.pushClaimed(newest, oldest);
-        ownerSleep.signalIfAsleep();
-    }
-
-    /** queued() estimates, without the lock, how many tasks and ready fibers wait: the policy's and the inboxes'. */
-    int queued() {
-        return numAcquire() + inboxes.queued();
+        wakeInbox.pushClaimed(newest, oldest);
+        signalIfAsleep();
     }
 
     /**
-     * tasksWaiting() counts, without the lock, the tasks queued here to start (not ready fibers nor
-     * delayed tasks): the policy's and the inboxes'. Racy, for {@link Scheduler#stats()}.
+     * signalIfAsleep() wakes the owner if it sleeps, for a task or fiber just pushed onto an inbox;
+     * only the first pusher of a sleep takes the lock to signal. The pusher's push and its read of
+     * notifyAdded, and the owner's write of notifyAdded and its check of the inboxes in sleep(), are
+     * each ordered by volatile accesses, so either the owner sees the push or the pusher signals.
      */
-    int tasksWaiting() {
-        return (int) NUM_TASKS.getAcquire(this) + inboxes.tasksWaiting();
+    @Excludes("lock")
+    void signalIfAsleep() {
+        if (notifyAdded && sleepSignalled.compareAndSet(false, true)) {
+            lock.lock();
+            try {
+                signalledAt = System.nanoTime();
+                added.signal();
+            } finally {
+                lock.unlock();
+            }
+        }
     }
 
-    /** hasArrivals() is true, without the lock, when a task or ready fiber waits in the policy or an inbox. */
-    boolean hasArrivals() {
-        return numAcquire() > 0 || inboxes.hasPushed();
-    }
-
-    /** wakeLocked(fiber) bumps the wake epoch and queues the fiber if it is suspended (and {@link Inboxes#drainInbox()}'s wakes). */
+    /** wakeLocked(fiber) bumps the wake epoch and queues the fiber if it is suspended; {@link #drainInbox()}'s wake. */
     @GuardedBy("lock")
-    @SuppressWarnings("GuardedBy") // lock, held here, is the worker lock that fiber.worker.lock names
+    @SuppressWarnings("GuardedBy") // fiber is this worker's: lock is the fiber.worker.work.lock its state needs
     void wakeLocked(Fiber fiber) {
-        fiber.wakeEpoch++; // under lock: see FiberWaits.await()
+        fiber.wakeEpoch++; // under lock: see Worker's overview
         if (fiber.state == Fiber.State.YIELDED || fiber.state == Fiber.State.WAITING) {
             addReadyFiber(fiber);
         } // RUNNING, QUEUED, IDLE: running, already woken, or not waiting for anything
@@ -284,7 +370,7 @@ final class Work {
 
     /** setPriority(fiber, priority) changes a fiber's priority and lets the policy re-order it. */
     @Excludes("lock")
-    @SuppressWarnings("GuardedBy") // lock, held here, is the worker lock that fiber.worker.lock names
+    @SuppressWarnings("GuardedBy") // fiber is this worker's: lock is the fiber.worker.work.lock its state needs
     void setPriority(Fiber fiber, int priority) {
         lock.lock();
         try {
@@ -299,15 +385,39 @@ final class Work {
 
     /** requestStop() tells the owner to stop once it has drained. */
     @Excludes("lock")
-    @SuppressWarnings("GuardedBy") // lock, held here, is the worker lock that ownerSleep.lock names
     void requestStop() {
         lock.lock();
         try {
             shutdown = true;
-            ownerSleep.wakeOwner();
+            wakeOwner();
         } finally {
             lock.unlock();
         }
+    }
+
+    // ---------------------------------------------------------------- what waits, read without the lock
+
+    /** queued() estimates, without the lock, how many tasks and ready fibers wait: the policy's and the inboxes'. */
+    int queued() {
+        return numAcquire() + ownTasks.size() + (taskInbox.isEmpty() ? 0 : 1);
+    }
+
+    /**
+     * tasksWaiting() counts, without the lock, the tasks queued here to start (not ready fibers nor
+     * delayed tasks, nor the rare pending ones): the policy's and the inboxes'. Racy, for {@link Scheduler#stats()}.
+     */
+    int tasksWaiting() {
+        return (int) NUM_TASKS.getAcquire(this) + ownTasks.size() + taskInbox.size();
+    }
+
+    /** hasArrivals() is true, without the lock, when a task or ready fiber waits in the policy or an inbox. */
+    boolean hasArrivals() {
+        return numAcquire() > 0 || !ownTasks.isEmpty() || !taskInbox.isEmpty() || !wakeInbox.isEmpty();
+    }
+
+    /** hasWokenFibers() is true, without the lock, when fibers woken from other threads wait in the inbox for the owner. */
+    boolean hasWokenFibers() {
+        return !wakeInbox.isEmpty();
     }
 
     /**
@@ -319,47 +429,139 @@ final class Work {
         if (n >= 2) {
             return 2;
         }
-        return Math.min(2, n + inboxes.taskHint());
+        return Math.min(2, n + taskHint());
     }
 
-    /** numTasksLocked() is the count of tasks among num(), read under the lock: how many a thief may take half of. */
-    @GuardedBy("lock")
-    int numTasksLocked() {
-        return (int) NUM_TASKS.get(this);
+    /** holdsOnly() is true when one task waits here and nothing else, a racy hint. Any thread. */
+    boolean holdsOnly() {
+        return numAcquire() == 0 && taskHint() == 1;
     }
 
-    /** stealLocked() takes a stealable task, or returns null: for a thief, or a pinned wait of the owner. */
-    @GuardedBy("lock")
-    @SuppressWarnings("GuardedBy") // lock, held here, is the worker lock that inboxes.work.lock names
-    Task stealLocked() {
-        if (stopped) {
-            return null;
-        }
-        inboxes.drainTasks(); // the policy sees every task before any is stolen
-        Task task = policy.steal();
-        if (task != null) {
-            assert !task.is(Task.Flag.SAME_THREAD) : "policy " + policy + " gave away a SAME_THREAD task";
-            removedTask();
-        }
-        return task;
+    /** taskHint() counts, without the lock, the ring's tasks and the task inbox's up to 2. */
+    private int taskHint() {
+        return ownTasks.size() + taskInbox.sizeUpTo2();
     }
-
-    // ---------------------------------------------------------------- tasks and ready fibers (lock held)
 
     /** num() counts the queued tasks and ready fibers. */
     int num() {
         return (int) NUM.get(this);
     }
 
-    /** holdsOnly() is true when one task waits here and nothing else, a racy hint. Any thread. */
-    boolean holdsOnly() {
-        return numAcquire() == 0 && inboxes.taskHint() == 1;
-    }
-
     /** numAcquire() is num() for callers without the lock: a spinning owner, a thief, the monitor. */
     int numAcquire() {
         return (int) NUM.getAcquire(this);
     }
+
+    // ---------------------------------------------------------------- draining the inboxes (lock held)
+
+    /**
+     * drainInbox() moves into the policy what waits in the inboxes, tasks first ({@link
+     * #drainTasks()}), then performs, in the order they were pushed, the wakes other threads left:
+     * exactly what {@link #wake} does under the lock. The owner calls it before each turn of its loop
+     * and before and after each sleep, so no pushed fiber waits for it to find other work. If a
+     * policy throws, the fiber it threw on and those not yet woken go back into the inbox, for the
+     * next drain: a fiber is never lost to a policy's exception.
+     */
+    @GuardedBy("lock")
+    void drainInbox() {
+        drainTasks();
+        if (wakeInbox.isEmpty()) {
+            return;
+        }
+        Fiber fiber = wakeInbox.takeAll();
+        while (fiber != null) {
+            Fiber next = WakeInbox.taken(fiber);
+            try {
+                wakeLocked(fiber);
+            } catch (Throwable t) {
+                wakeInbox.push(fiber); // not woken: awakened() threw before the fiber was queued
+                for (Fiber rest = next; rest != null; ) {
+                    Fiber after = WakeInbox.taken(rest);
+                    wakeInbox.push(rest);
+                    rest = after;
+                }
+                throw t;
+            }
+            fiber = next;
+        }
+    }
+
+    /**
+     * drainTasks() moves the waiting tasks into the policy: the pending ones, then the owner's ring,
+     * then the task inbox, each in push order. If the policy throws, the tasks it has not taken stay
+     * first in line for the next drain.
+     */
+    @GuardedBy("lock")
+    void drainTasks() {
+        TaskInbox.Node node = pendingTasks;
+        pendingTasks = null;
+        addInOrder(node);
+        for (Task task; (task = ownTasks.poll()) != null; ) {
+            try {
+                addTask(task);
+            } catch (Throwable t) {
+                pendingTasks = new TaskInbox.Node(task);
+                throw t;
+            }
+        }
+        if (!taskInbox.isEmpty()) {
+            addInOrder(taskInbox.takeAll());
+        }
+    }
+
+    /**
+     * keepPending(head) puts last among the pending tasks a chain of tasks the policy refused
+     * after they were taken from elsewhere (a steal): they have no other queue to go back to, and
+     * the next drain offers them to the policy again, in order.
+     */
+    @GuardedBy("lock")
+    void keepPending(TaskInbox.Node head) {
+        if (pendingTasks == null) {
+            pendingTasks = head;
+            return;
+        }
+        TaskInbox.Node last = pendingTasks;
+        while (last.next != null) {
+            last = last.next;
+        }
+        last.next = head;
+    }
+
+    /** addInOrder(node) adds a chain of inbox tasks to the policy; those it does not take become pendingTasks. */
+    @GuardedBy("lock")
+    private void addInOrder(TaskInbox.Node node) {
+        while (node != null) {
+            try {
+                addTask(node.task);
+            } catch (Throwable t) {
+                pendingTasks = node;
+                throw t;
+            }
+            node = node.next;
+        }
+    }
+
+    /**
+     * closeTaskInbox() closes the task inbox if nothing waits in it, so enqueuers move on to another
+     * worker; returns false if a task arrived since the owner last drained (it must run first).
+     * Called by the owner once it has drained for good.
+     */
+    @GuardedBy("lock")
+    boolean closeTaskInbox() {
+        if (pendingTasks != null || !ownTasks.isEmpty() || !taskInbox.close()) {
+            return false;
+        }
+        ownTasksClosed = true;
+        return true;
+    }
+
+    /** hasUndrained() is true when a woken fiber or a task waits in an inbox, not yet in the policy: the owner must drain before it sleeps. */
+    @GuardedBy("lock")
+    private boolean hasUndrained() {
+        return !wakeInbox.isEmpty() || !ownTasks.isEmpty() || !taskInbox.isEmpty() || pendingTasks != null;
+    }
+
+    // ---------------------------------------------------------------- tasks and ready fibers (lock held)
 
     /** addTask(task) queues a task; if the policy throws, nothing changed. */
     @GuardedBy("lock")
@@ -370,11 +572,11 @@ final class Work {
 
     /** addReadyFiber(fiber) queues a suspended fiber to resume; if the policy throws, nothing changed. */
     @GuardedBy("lock")
-    @SuppressWarnings("GuardedBy") // lock, held here, is the worker lock that deadlines.lock, fiber.worker.lock name
+    @SuppressWarnings("GuardedBy") // fiber is this worker's: lock is the fiber.worker.work.lock its state needs
     void addReadyFiber(Fiber fiber) {
         policy.awakened(fiber);
         if (fiber.state == Fiber.State.WAITING) {
-            deadlines.remove(fiber.timerIfAny()); // a WAITING fiber has one, filed by Deadlines.addWaiting
+            deadlines.remove(fiber.timerIfAny()); // a WAITING fiber has one, filed by Worker.suspend
         }
         fiber.changeState(fiber.state, Fiber.State.QUEUED);
         added();
@@ -417,6 +619,265 @@ final class Work {
         }
     }
 
+    /** numTasksLocked() is the count of tasks among num(), read under the lock: how many a thief may take half of. */
+    @GuardedBy("lock")
+    int numTasksLocked() {
+        return (int) NUM_TASKS.get(this);
+    }
+
+    /** stealLocked() takes a stealable task, or returns null: for a thief, or a pinned wait of the owner. */
+    @GuardedBy("lock")
+    Task stealLocked() {
+        if (stopped) {
+            return null;
+        }
+        drainTasks(); // the policy sees every task before any is stolen
+        Task task = policy.steal();
+        if (task != null) {
+            assert !task.is(Task.Flag.SAME_THREAD) : "policy " + policy + " gave away a SAME_THREAD task";
+            removedTask();
+        }
+        return task;
+    }
+
+    @GuardedBy("lock")
+    private void added() {
+        NUM.setRelease(this, num() + 1);
+        wakeOwner();
+    }
+
+    @GuardedBy("lock")
+    private void removed() {
+        NUM.setRelease(this, num() - 1);
+    }
+
+    /** addedTask() counts a task the policy has just taken: addTask's, and a due delayed task's ({@link #expireDeadlines}). */
+    @GuardedBy("lock")
+    void addedTask() {
+        NUM_TASKS.setRelease(this, (int) NUM_TASKS.get(this) + 1);
+        added();
+    }
+
+    @GuardedBy("lock")
+    private void removedTask() {
+        NUM_TASKS.setRelease(this, (int) NUM_TASKS.get(this) - 1);
+        removed();
+    }
+
+    // ---------------------------------------------------------------- the owner's sleep
+
+    /**
+     * sleep(idle, maxNanos) releases the lock until something is added, {@link #wakeOwner()} is
+     * called, the earliest deadline passes or {@code maxNanos} have passed; it may also return
+     * spuriously. Called by the owner, with lock held; {@code idle} says it sleeps for want of work
+     * (so the monitor may send it to steal) rather than in a pinned fiber's wait; such a sleep that
+     * blocks is counted in {@link WorkerStats#idleSleeps}. It returns at once if the inboxes hold
+     * anything undrained.
+     */
+    @GuardedBy("lock")
+    void sleep(boolean idle, long maxNanos) throws InterruptedException {
+        sleepSignalled.set(false);
+        signalledAt = 0; // a signal of an earlier sleep (a pinned wait's, say) is not this gap's arrival
+        notifyAdded = true; // before the inbox check below: see signalIfAsleep()
+        idleAsleep = idle;
+        if (idle) {
+            setActivity(IDLE);
+        }
+        try {
+            if (hasUndrained()) {
+                return; // a fiber was woken or a task enqueued meanwhile: the caller drains the inboxes
+            }
+            long nanos = maxNanos;
+            if (deadlines.hasDeadlines()) {
+                nanos = Math.min(nanos, deadlines.nextDeadline() - System.nanoTime());
+            }
+            if (idle && nanos > 0) {
+                stats.idleSleeps++; // counted as it begins, so a sleep still going on shows
+            }
+            if (nanos == Long.MAX_VALUE) {
+                added.await();
+            } else if (nanos > 0) {
+                added.awaitNanos(nanos);
+            }
+        } finally {
+            notifyAdded = false;
+            idleAsleep = false;
+            if (idle) {
+                setActivity(ACTIVE);
+            }
+        }
+    }
+
+    /** wakeOwner() ends the owner's sleep(), if it sleeps: for a task or fiber added, or a change like shutdown or a nearer deadline. */
+    @GuardedBy("lock")
+    void wakeOwner() {
+        if (notifyAdded) {
+            added.signal();
+        }
+    }
+
+    /**
+     * arrivedAt(now) is when the work that ended the owner's idle gap arrived: when a pusher last
+     * signalled it asleep, or now if none did; and forgets that signal. Called by the owner.
+     */
+    @GuardedBy("lock")
+    long arrivedAt(long now) {
+        long at = signalledAt;
+        signalledAt = 0;
+        return at != 0 ? at : now;
+    }
+
+    /**
+     * sendToSteal(victim) wakes the owner, if it sleeps idle, to steal from {@code victim}; returns
+     * whether it did. Called by the scheduler's monitor, which holds no worker lock.
+     */
+    @Excludes("lock")
+    boolean sendToSteal(Worker victim) {
+        if (!lock.tryLock()) {
+            return false;
+        }
+        try {
+            if (!idleAsleep || stealFrom != null) {
+                return false;
+            }
+            stealFrom = victim;
+            added.signal();
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * wakeToSteal() wakes the owner, if it sleeps idle and was not woken so already, to look for a
+     * task on every worker; returns whether it did. Called by an enqueuer that holds one count of
+     * the scheduler's spinning workers, which passes to the owner when this returns true.
+     */
+    @Excludes("lock")
+    boolean wakeToSteal() {
+        if (!lock.tryLock()) {
+            return false;
+        }
+        try {
+            if (!idleAsleep || stealAny) {
+                return false;
+            }
+            stealAny = true;
+            added.signal();
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** takeStealHint() returns, and clears, the worker the monitor sent the owner to steal from. */
+    @GuardedBy("lock")
+    Worker takeStealHint() {
+        Worker victim = stealFrom;
+        stealFrom = null;
+        return victim;
+    }
+
+    /** takeStealAny() returns, and clears, whether an enqueuer woke the owner to look for work anywhere. */
+    @GuardedBy("lock")
+    boolean takeStealAny() {
+        boolean any = stealAny;
+        stealAny = false;
+        return any;
+    }
+
+    // ---------------------------------------------------------------- suspended fibers (lock held)
+
+    /** listSuspended(fiber) lists a fiber that is about to suspend, or has just yielded to. */
+    @GuardedBy("lock")
+    @SuppressWarnings("GuardedBy") // fiber is this worker's: lock is the fiber.worker.work.lock its links need
+    void listSuspended(Fiber fiber) {
+        Fiber first = suspended.nextSuspended;
+        fiber.prevSuspended = suspended;
+        fiber.nextSuspended = first;
+        first.prevSuspended = fiber;
+        suspended.nextSuspended = fiber;
+        numSuspended++;
+    }
+
+    /** unlistSuspended(fiber) unlists a fiber that has resumed. */
+    @GuardedBy("lock")
+    @SuppressWarnings("GuardedBy") // fiber is this worker's: lock is the fiber.worker.work.lock its links need
+    void unlistSuspended(Fiber fiber) {
+        Fiber prev = fiber.prevSuspended;
+        Fiber next = fiber.nextSuspended;
+        prev.nextSuspended = next;
+        next.prevSuspended = prev;
+        fiber.prevSuspended = null;
+        fiber.nextSuspended = null;
+        numSuspended--;
+    }
+
+    /** numSuspended() is the number of suspended fibers: marl's {@code numBlockedFibers}. */
+    @GuardedBy("lock")
+    int numSuspended() {
+        return numSuspended;
+    }
+
+    /** numSuspendedRacy() is {@link #numSuspended()} read without the lock: a gauge for stats(), possibly stale. */
+    @SuppressWarnings("GuardedBy") // racy read, as documented
+    int numSuspendedRacy() {
+        return numSuspended;
+    }
+
+    /**
+     * cancelWaits() is a bounded close giving up: it resumes every suspended fiber of this worker
+     * with a {@link FiberCancelledException} thrown from its wait, and makes every later wait throw
+     * one at once, so that the fibers unwind (their finally blocks run) and the worker drains.
+     * Returns how many it woke.
+     */
+    @Excludes("lock")
+    @SuppressWarnings("GuardedBy") // every listed fiber is this worker's: lock is the fiber.worker.work.lock its state needs
+    int cancelWaits() {
+        List<VirtualFiber> blockedInJdk = new ArrayList<>();
+        int woken = 0;
+        lock.lock();
+        try {
+            waitsCancelled = true;
+            for (Fiber f = suspended.nextSuspended; f != suspended; f = f.nextSuspended) {
+                if (f.blockedInJdk()) {
+                    blockedInJdk.add(f.virtualThread()); // interrupted below, as shutdownNow() does a pool's threads
+                    woken++;
+                } else if (f.state == Fiber.State.YIELDED || f.state == Fiber.State.WAITING) {
+                    f.wakeEpoch++;
+                    addReadyFiber(f); // QUEUED, still listed: the walk goes on through its links
+                    woken++;
+                }
+            }
+            wakeOwner();
+        } finally {
+            lock.unlock();
+        }
+        // Outside the lock: the interrupt wakes the fiber through this worker (VirtualFiber.execute).
+        blockedInJdk.forEach(VirtualFiber::interrupt);
+        return woken;
+    }
+
+    /**
+     * addSuspendedTo(into, thread) describes every fiber of this worker (whose thread is given) that
+     * is suspended in a wait, with where it waits. Holding the lock keeps each fiber unmounted while
+     * its continuation is walked, since this worker resumes fibers only with its lock held; it also
+     * stalls this worker for the walk, which is the price of a diagnostic snapshot.
+     */
+    @Excludes("lock")
+    @SuppressWarnings("GuardedBy") // every listed fiber is this worker's: lock is the fiber.worker.work.lock its links need
+    void addSuspendedTo(List<SuspendedFiber> into, Thread thread) {
+        lock.lock();
+        try {
+            long now = System.nanoTime();
+            for (Fiber f = suspended.nextSuspended; f != suspended; f = f.nextSuspended) {
+                into.add(SuspendedFiber.of(f, thread, f.pinned(), now));
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
     // ---------------------------------------------------------------- the owner's activity, for the monitor
 
     /** setActivity(a) publishes what the owner does, for the monitor. Called by the owner only. */
@@ -437,53 +898,136 @@ final class Work {
         return (long) PROGRESS.getOpaque(this);
     }
 
+    // ---------------------------------------------------------------- deadlines: timed waits and delayed tasks
+
+    /**
+     * expireDeadlines(now) makes timed-out fibers ready and queues delayed tasks that are due. Each
+     * entry leaves the heap only once the policy took it, so a throwing policy loses nothing.
+     */
     @GuardedBy("lock")
-    @SuppressWarnings("GuardedBy") // lock, held here, is the worker lock that ownerSleep.lock names
-    private void added() {
-        NUM.setRelease(this, num() + 1);
-        ownerSleep.wakeOwner();
+    void expireDeadlines(long now) {
+        Timed entry;
+        while ((entry = deadlines.peekExpired(now)) != null) {
+            if (entry instanceof FiberTimer timer) {
+                addReadyFiber(timer.fiber); // removes it from the heap
+            } else {
+                DelayedTask task = (DelayedTask) entry;
+                policy.enqueued(task.due);
+                deadlines.removeDelayed(task);
+                addedTask();
+            }
+        }
     }
 
+    /** nextDeadlineBefore(until) is the earliest deadline if it comes before until, else until. */
     @GuardedBy("lock")
-    private void removed() {
-        NUM.setRelease(this, num() - 1);
+    long nextDeadlineBefore(long until) {
+        return deadlines.hasDeadlines() && deadlines.nextDeadline() - until < 0 ? deadlines.nextDeadline() : until;
     }
 
-    /** addedTask() counts a task the policy has just taken: addTask's, and a due delayed task's ({@link Deadlines#expireDeadlines}). */
-    @GuardedBy("lock")
-    void addedTask() {
-        NUM_TASKS.setRelease(this, (int) NUM_TASKS.get(this) + 1);
-        added();
-    }
-
-    @GuardedBy("lock")
-    private void removedTask() {
-        NUM_TASKS.setRelease(this, (int) NUM_TASKS.get(this) - 1);
-        removed();
-    }
-
-    /** enqueueDelayed(task, deadline, owner) files a delayed task in this worker's deadline heap ({@link Deadlines#enqueueDelayed}). */
+    /** enqueueDelayed(task, deadline, owner) files a delayed task in the deadline heap until it is due. */
     @Excludes("lock")
     void enqueueDelayed(DelayedTask task, long deadline, Worker owner) {
-        deadlines.enqueueDelayed(task, deadline, owner);
+        lock.lock();
+        try {
+            if (stopped) {
+                throw new RejectedExecutionException(owner + " has stopped");
+            }
+            deadlines.addDelayed(task, deadline);
+            if (deadlines.nextDeadline() == deadline) {
+                wakeOwner(); // if it sleeps, the owner must wake sooner than it planned
+            }
+        } finally {
+            lock.unlock();
+        }
     }
 
-    /** cancelDelayed(task) takes a cancelled delayed task out of the deadline heap ({@link Deadlines#cancelDelayed}). */
+    /**
+     * cancelDelayed(task) drops a cancelled delayed task from the heap if it is not due yet, and
+     * wakes a sleeping owner: its sleep may have been sized by this task's deadline, and a draining
+     * owner (close(), unbind()) may now be free to stop.
+     */
     @Excludes("lock")
     void cancelDelayed(DelayedTask task) {
-        deadlines.cancelDelayed(task);
+        lock.lock();
+        try {
+            if (deadlines.removeDelayed(task)) {
+                wakeOwner();
+            }
+        } finally {
+            lock.unlock();
+        }
     }
 
-    /** dropDelayed() cancels the delayed tasks pending here, for a bounded close ({@link Deadlines#dropDelayed}). */
+    /**
+     * expireDeadlinesFor(now) is the monitor's help for an owner stalled in one task (see {@link
+     * Monitor}): if the lock is free, it files the due delayed tasks (and timed-out fibers) as the
+     * owner would, so that idle workers may steal the tasks instead of leaving them to wait for the
+     * owner. A contended lock means the owner is not stalled after all: it is left alone. A custom
+     * policy's exception reaches the caller (the monitor); the entry it failed on stays due, for the
+     * owner.
+     */
+    @Excludes("lock")
+    void expireDeadlinesFor(long now) {
+        if (!lock.tryLock()) {
+            return;
+        }
+        try {
+            if (!stopped && deadlines.hasDeadlines()) {
+                expireDeadlines(now);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * dropDelayed() is a bounded close giving up: it cancels every delayed task still pending here,
+     * as {@code ScheduledThreadPoolExecutor.shutdownNow()} drops its queue, and returns how many.
+     */
     @Excludes("lock")
     int dropDelayed() {
-        return deadlines.dropDelayed();
+        lock.lock();
+        try {
+            int dropped = 0;
+            for (DelayedTask task : deadlines.removeDelayedTasks()) {
+                if (task.cancelForClose()) {
+                    dropped++;
+                }
+            }
+            wakeOwner(); // it may have been sleeping until the first of them was due
+            return dropped;
+        } finally {
+            lock.unlock();
+        }
     }
 
-    /** delayedSummary() describes the delayed tasks pending here, for close()'s warning ({@link Deadlines#delayedSummary}). */
+    /** delayedSummary() is, for close()'s warning, how many delayed tasks are pending here and when the first is due ("" if none). */
     @Excludes("lock")
     String delayedSummary() {
-        return deadlines.delayedSummary();
+        lock.lock();
+        try {
+            if (deadlines.numDelayed() == 0) {
+                return "";
+            }
+            long now = System.nanoTime();
+            long first = Long.MAX_VALUE;
+            for (DelayedTask task : deadlines.delayedTasks()) {
+                first = Math.min(first, task.deadline - now);
+            }
+            return deadlines.numDelayed() + " delayed task(s), the first due in " + Math.max(0, first / 1_000_000) + " ms";
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    // ---------------------------------------------------------------- steals, off the journey
+
+    /** addStolen(first) adds what this owner just stole to its policy, with the rest of the batch ({@link Steals#addStolen}). */
+    @GuardedBy("lock")
+    @SuppressWarnings("GuardedBy") // lock is the worker lock that steals.lock names
+    void addStolen(Task first) {
+        steals.addStolen(first);
     }
 
     /** steal(into) takes tasks from here for the thief whose work is into ({@link Steals#steal}). */
@@ -496,12 +1040,6 @@ final class Work {
     @Excludes("lock")
     Task stealWaiting(Work into) {
         return steals.stealWaiting(into);
-    }
-
-    /** sendToSteal(victim) asks this worker, if it sleeps idle, to wake and steal from victim ({@link OwnerSleep#sendToSteal}). */
-    @Excludes("lock")
-    boolean sendToSteal(Worker victim) {
-        return ownerSleep.sendToSteal(victim);
     }
 
     @Override

@@ -50,7 +50,7 @@ class FiberDumpTest {
             assertEquals(PER_KIND, count(dump, waitsIn("waitWithTimeout", "org.marl4j.Event", "await")), printed);
             for (SuspendedFiber fiber : dump) {
                 assertTrue(fiber.name().startsWith("fiber "), printed);
-                assertEquals("org.marl4j.FiberWaits", fiber.stackTrace().get(0).getClassName(), printed);
+                assertEquals("org.marl4j.Worker", fiber.stackTrace().get(0).getClassName(), printed);
                 assertEquals("suspend", fiber.stackTrace().get(0).getMethodName(), printed);
                 assertTrue(workers == 0 ? fiber.workerId() == -1 : fiber.workerId() >= 0 && fiber.workerId() < workers, printed);
                 boolean timed = hasFrame(fiber, "waitWithTimeout");

@@ -41,7 +41,7 @@ class WorkTest {
         List<Task> taken = new ArrayList<>();
         work.lock.lock();
         try {
-            work.inboxes.drainInbox();
+            work.drainInbox();
             while (work.num() > 0) {
                 taken.add(work.takeTask());
             }
