@@ -143,13 +143,46 @@ final class Closing {
         int fibers = 0;
         int delayed = 0;
         for (Worker w : all) {
-            fibers += w.work.cancelWaits();
-            delayed += w.work.dropDelayed();
+            fibers += cancelWaits(w.work);
+            delayed += Deadlines.dropDelayed(w.work);
         }
         if (fibers == 0 && delayed == 0) {
             return null;
         }
         return "cancelled the waits of " + fibers + " suspended fiber(s) and " + delayed + " pending delayed task(s)";
+    }
+
+    /**
+     * cancelWaits(work) resumes every suspended fiber of one worker with a {@link
+     * FiberCancelledException} thrown from its wait, and makes every later wait there throw one at
+     * once, so that the fibers unwind (their finally blocks run) and the worker drains. Returns how
+     * many it woke.
+     */
+    @Excludes("work.lock")
+    @SuppressWarnings("GuardedBy") // every listed fiber is the work's: work.lock is the fiber.worker.work.lock its state needs
+    static int cancelWaits(Work work) {
+        List<VirtualFiber> blockedInJdk = new ArrayList<>();
+        int woken = 0;
+        work.lock.lock();
+        try {
+            work.waitsCancelled = true;
+            for (Fiber f : work.suspendedFibers()) {
+                if (f.blockedInJdk()) {
+                    blockedInJdk.add(f.virtualThread()); // interrupted below, as shutdownNow() does a pool's threads
+                    woken++;
+                } else if (f.state == Fiber.State.YIELDED || f.state == Fiber.State.WAITING) {
+                    f.wakeEpoch++;
+                    work.addReadyFiber(f);
+                    woken++;
+                }
+            }
+            work.wakeOwner();
+        } finally {
+            work.lock.unlock();
+        }
+        // Outside the lock: the interrupt wakes the fiber through its worker (VirtualFiber.execute).
+        blockedInJdk.forEach(VirtualFiber::interrupt);
+        return woken;
     }
 
     /**
@@ -186,10 +219,10 @@ final class Closing {
      */
     static String waitReport(Worker worker) {
         List<SuspendedFiber> fibers = new ArrayList<>();
-        worker.work.addSuspendedTo(fibers, worker.thread());
+        SuspendedFiber.addSuspendedOf(worker, fibers);
         StringBuilder report = new StringBuilder();
         fibers.forEach(report::append);
-        String delayed = worker.work.delayedSummary();
+        String delayed = Deadlines.delayedSummary(worker.work);
         if (!delayed.isEmpty()) {
             report.append(worker).append(": ").append(delayed).append('\n');
         }

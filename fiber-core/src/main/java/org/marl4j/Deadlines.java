@@ -3,6 +3,7 @@ package org.marl4j;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
  * Deadlines is everything of one worker that waits for a deadline, ordered by deadline: fibers
@@ -12,16 +13,117 @@ import java.util.List;
  * instead of a scan; and the count of delayed tasks among them (the worker does not stop while any
  * is pending).
  *
- * <p>A plain data structure, not thread-safe: its {@link Work} holds it in a field guarded by the
- * work's lock, so every use is checked to hold that lock; the calls that file, cancel and expire
- * entries, from the owner, other threads and the monitor, are the work's
- * ({@link Work#expireDeadlines}, {@link Work#enqueueDelayed}, {@link Work#cancelDelayed}).
+ * <p>A data structure, not thread-safe: its {@link Work} holds it in a field guarded by the work's
+ * lock, so every use is checked to hold that lock. The owner expires what came due under that
+ * lock ({@link Work#expireDeadlines}); the calls of other threads (an enqueuer of a delayed task, a
+ * cancelling thread, the monitor, close()) are the static methods here, which take the lock of
+ * the work they are given, so this class keeps no reference to its work.
  */
 final class Deadlines {
     private Timed[] heap = new Timed[16];
     private int size;
     /** Delayed tasks in the heap. */
     private int numDelayed;
+
+    // ---------------------------------------------------------------- the work's calls from other threads, which take its lock
+
+    /** enqueueDelayed(work, task, deadline, owner) files a delayed task in the deadline heap until it is due. */
+    @Excludes("work.lock")
+    static void enqueueDelayed(Work work, DelayedTask task, long deadline, Worker owner) {
+        work.lock.lock();
+        try {
+            if (work.stopped) {
+                throw new RejectedExecutionException(owner + " has work.stopped");
+            }
+            work.deadlines.addDelayed(task, deadline);
+            if (work.deadlines.nextDeadline() == deadline) {
+                work.wakeOwner(); // if it sleeps, the owner must wake sooner than it planned
+            }
+        } finally {
+            work.lock.unlock();
+        }
+    }
+
+    /**
+     * cancelDelayed(work, task) drops a cancelled delayed task from the heap if it is not due yet, and
+     * wakes a sleeping owner: its sleep may have been sized by this task's deadline, and a draining
+     * owner (close(), unbind()) may now be free to stop.
+     */
+    @Excludes("work.lock")
+    static void cancelDelayed(Work work, DelayedTask task) {
+        work.lock.lock();
+        try {
+            if (work.deadlines.removeDelayed(task)) {
+                work.wakeOwner();
+            }
+        } finally {
+            work.lock.unlock();
+        }
+    }
+
+    /**
+     * expireDeadlinesFor(work, now) is the monitor's help for an owner stalled in one task (see {@link
+     * Monitor}): if the lock is free, it files the due delayed tasks (and timed-out fibers) as the
+     * owner would, so that idle workers may steal the tasks instead of leaving them to wait for the
+     * owner. A contended lock means the owner is not stalled after all: it is left alone. A custom
+     * policy's exception reaches the caller (the monitor); the entry it failed on stays due, for the
+     * owner.
+     */
+    @Excludes("work.lock")
+    static void expireDeadlinesFor(Work work, long now) {
+        if (!work.lock.tryLock()) {
+            return;
+        }
+        try {
+            if (!work.stopped && work.deadlines.hasDeadlines()) {
+                work.expireDeadlines(now);
+            }
+        } finally {
+            work.lock.unlock();
+        }
+    }
+
+    /**
+     * dropDelayed(work) is a bounded close giving up: it cancels every delayed task still pending here,
+     * as {@code ScheduledThreadPoolExecutor.shutdownNow()} drops its queue, and returns how many.
+     */
+    @Excludes("work.lock")
+    static int dropDelayed(Work work) {
+        work.lock.lock();
+        try {
+            int dropped = 0;
+            for (DelayedTask task : work.deadlines.removeDelayedTasks()) {
+                if (task.cancelForClose()) {
+                    dropped++;
+                }
+            }
+            work.wakeOwner(); // it may have been sleeping until the first of them was due
+            return dropped;
+        } finally {
+            work.lock.unlock();
+        }
+    }
+
+    /** delayedSummary(work) is, for close()'s warning, how many delayed tasks are pending here and when the first is due ("" if none). */
+    @Excludes("work.lock")
+    static String delayedSummary(Work work) {
+        work.lock.lock();
+        try {
+            if (work.deadlines.numDelayed() == 0) {
+                return "";
+            }
+            long now = System.nanoTime();
+            long first = Long.MAX_VALUE;
+            for (DelayedTask task : work.deadlines.delayedTasks()) {
+                first = Math.min(first, task.deadline - now);
+            }
+            return work.deadlines.numDelayed() + " delayed task(s), the first due in " + Math.max(0, first / 1_000_000) + " ms";
+        } finally {
+            work.lock.unlock();
+        }
+    }
+
+    // ---------------------------------------------------------------- the heap (its work's lock held)
 
     boolean hasDeadlines() {
         return size != 0;

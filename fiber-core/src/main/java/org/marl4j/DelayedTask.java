@@ -52,7 +52,7 @@ public final class DelayedTask extends Timed {
         if (!state.compareAndSet(PENDING, CANCELLED)) {
             return false;
         }
-        worker.work.cancelDelayed(this); // wakes a worker whose sleep or drain waits for it
+        Deadlines.cancelDelayed(worker.work, this); // wakes a worker whose sleep or drain waits for it
         return true;
     }
 

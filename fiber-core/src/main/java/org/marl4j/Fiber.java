@@ -10,6 +10,7 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.BiConsumer;
 import java.util.function.BooleanSupplier;
 import org.marl4j.WaitQueue.Waiter;
+import org.marl4j.Work.WakeInbox;
 
 /**
  * A Fiber is a lightweight thread of execution owned by one worker of a {@link Scheduler}: marl's
@@ -245,7 +246,15 @@ public final class Fiber extends Waiter {
 
     /** sentinel() makes the never-running head of a worker's list of suspended fibers ({@link Work#listSuspended}): it has no worker. */
     static Fiber sentinel() {
-        return new Fiber(null, 0);
+        return new Fiber();
+    }
+
+    /** The sentinel's constructor: a circular list of one, linked to itself. */
+    private Fiber() {
+        this.worker = null;
+        this.id = 0;
+        this.prevSuspended = this;
+        this.nextSuspended = this;
     }
 
     /** create(worker, id) makes a fiber that runs worker's loop on a continuation of its own, numbered id (from 1). */

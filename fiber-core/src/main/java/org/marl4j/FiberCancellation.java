@@ -2,6 +2,7 @@ package org.marl4j;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import org.marl4j.Work.WorkerLock;
 
 /**
  * A FiberCancellation lets another thread cancel the waits of a piece of code running on a fiber:

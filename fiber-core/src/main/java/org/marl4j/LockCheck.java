@@ -11,6 +11,7 @@ import java.util.Set;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import org.marl4j.Work.WorkerLock;
 
 /**
  * The optional check, at every fiber suspend, that the thread holds no monitor and no

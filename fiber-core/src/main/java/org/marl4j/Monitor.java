@@ -28,7 +28,7 @@ import java.util.concurrent.locks.LockSupport;
  * over for good). The enqueue-time wake ({@code IdleWorkers.wakeIdleWorker}) usually takes such a
  * task first; the monitor is the net for an enqueue that raced with a worker going to sleep.
  * Delayed tasks that have come due wait in the stalled worker's deadline heap, where no thief
- * looks: the monitor files them as the worker would ({@link Work#expireDeadlinesFor}), under its
+ * looks: the monitor files them as the worker would ({@link Deadlines#expireDeadlinesFor}), under its
  * lock, which a worker running a task does not hold, and they are stolen like the rest.
  * Ready fibers and SAME_THREAD tasks cannot move: they stay with their worker's thread.
  *
@@ -164,7 +164,7 @@ final class Monitor {
             // delayed tasks would wait for it in its deadline heap, where no thief looks: file them.
             if (policyFailedProgress[i] != progress) {
                 try {
-                    work.expireDeadlinesFor(now);
+                    Deadlines.expireDeadlinesFor(work, now);
                 } catch (RuntimeException | Error policyFailure) {
                     // A custom policy threw taking a due entry (left for the owner): say so once a stall.
                     policyFailedProgress[i] = progress;

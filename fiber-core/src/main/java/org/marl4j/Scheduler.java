@@ -438,9 +438,9 @@ public final class Scheduler implements AutoCloseable {
     public List<SuspendedFiber> suspendedFibers() {
         List<SuspendedFiber> all = new ArrayList<>();
         for (Worker worker : workers) {
-            worker.work.addSuspendedTo(all, worker.thread());
+            SuspendedFiber.addSuspendedOf(worker, all);
         }
-        bound.snapshot().values().forEach(worker -> worker.work.addSuspendedTo(all, worker.thread()));
+        bound.snapshot().values().forEach(worker -> SuspendedFiber.addSuspendedOf(worker, all));
         return all;
     }
 

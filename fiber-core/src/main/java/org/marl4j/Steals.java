@@ -2,6 +2,7 @@ package org.marl4j;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.util.Arrays;
+import org.marl4j.Work.WorkerLock;
 
 /**
  * Steals is the stealing of one {@link Work}'s tasks, from both sides. As the victim's: a thief

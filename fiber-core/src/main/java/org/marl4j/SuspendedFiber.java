@@ -91,6 +91,28 @@ public record SuspendedFiber(String name, int workerId, String threadName, State
     }
 
     /**
+     * addSuspendedOf(worker, into) describes every fiber of {@code worker} that is suspended in a
+     * wait, with where it waits. Holding the worker's lock keeps each fiber unmounted while its
+     * continuation is walked, since a worker resumes fibers only with its lock held; it also stalls
+     * the worker for the walk, which is the price of a diagnostic snapshot.
+     */
+    @Excludes("worker.work.lock")
+    @SuppressWarnings("GuardedBy") // every listed fiber is the worker's: worker.work.lock is the f.worker.work.lock it needs
+    static void addSuspendedOf(Worker worker, List<SuspendedFiber> into) {
+        Work work = worker.work;
+        Thread thread = worker.thread();
+        work.lock.lock();
+        try {
+            long now = System.nanoTime();
+            for (Fiber f : work.suspendedFibers()) {
+                into.add(of(f, thread, f.pinned(), now));
+            }
+        } finally {
+            work.lock.unlock();
+        }
+    }
+
+    /**
      * fromSuspend(frames) drops the frames above the deepest {@code Worker.suspend}. The deepest one:
      * a thread's stack may hold the frames of the fibers it runs above its main fiber's wait.
      */

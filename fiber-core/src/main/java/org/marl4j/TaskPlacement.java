@@ -36,7 +36,7 @@ final class TaskPlacement {
     /** delayOn(worker, task, deadline) files a delayed task in worker's deadline heap; rejects if it has stopped. */
     static DelayedTask delayOn(Worker worker, Task task, long deadline) {
         DelayedTask delayed = new DelayedTask(task, worker);
-        worker.work.enqueueDelayed(delayed, deadline, worker);
+        Deadlines.enqueueDelayed(worker.work, delayed, deadline, worker);
         return delayed;
     }
 

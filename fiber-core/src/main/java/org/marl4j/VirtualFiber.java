@@ -5,6 +5,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.Executor;
+import org.marl4j.Work.WorkerLock;
 
 /**
  * The {@link FiberEngine#VIRTUAL_THREADS} engine's fiber stack, and the one class in marl4j that

@@ -1,6 +1,7 @@
 package org.marl4j;
 
 import org.marl4j.WaitQueue.Waiter;
+import org.marl4j.Work.WakeInbox;
 
 /**
  * WakeBatch wakes the fibers of one notification that releases many waiters (a MANUAL

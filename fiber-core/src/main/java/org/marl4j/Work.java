@@ -6,8 +6,11 @@ import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.AbstractQueuedSynchronizer;
 import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.Lock;
 
 /**
  * Work is one worker's queues, its lock, and every call other threads make on a worker: marl's
@@ -19,10 +22,9 @@ import java.util.concurrent.locks.Condition;
  * <p><b>What it holds</b>, all guarded by {@link #lock} (marl's {@code work.mutex}) unless said:
  * the {@link SchedulingPolicy}, with the queued tasks and the ready fibers in the order it decides;
  * the inboxes, where tasks and wakes that came without the lock wait for the policy (below); the
- * {@link Deadlines} heap of fibers waiting with a timeout and of delayed tasks not yet due, and
- * the calls that file, cancel and expire them (what comes due joins the policy, {@link
- * #expireDeadlines}); the list of
- * suspended fibers (its size is marl's {@code numBlockedFibers}); the owner's sleep (marl's
+ * {@link Deadlines} heap of fibers waiting with a timeout and of delayed tasks not yet due (what
+ * comes due joins the policy, {@link #expireDeadlines}); the list of suspended fibers (its size is
+ * marl's {@code numBlockedFibers}); the owner's sleep (marl's
  * {@code work.added} condition); and {@code num}, the count of tasks and fibers in the policy,
  * written under the lock and read without it by a spinning owner, thieves and the monitor. The
  * batch steals are {@link Steals}'s, which takes this lock for the victim's side.
@@ -194,15 +196,12 @@ final class Work {
         return policy;
     }
 
-    @SuppressWarnings("GuardedBy") // a new sentinel, seen by no other thread yet
     Work(SchedulingPolicy policy, WorkerStats stats) {
         this.policy = policy;
         this.stats = stats;
         this.steals = new Steals(this);
         this.lockFreeEnqueue = policy instanceof FifoPolicy || policy instanceof PriorityPolicy;
         this.suspended = Fiber.sentinel();
-        suspended.prevSuspended = suspended;
-        suspended.nextSuspended = suspended;
         setActivity(IDLE); // until its thread runs: a worker not started yet has not stalled
     }
 
@@ -819,63 +818,19 @@ final class Work {
         return numSuspended;
     }
 
-    /** numSuspendedRacy() is {@link #numSuspended()} read without the lock: a gauge for stats(), possibly stale. */
-    @SuppressWarnings("GuardedBy") // racy read, as documented
-    int numSuspendedRacy() {
-        return numSuspended;
-    }
-
     /**
-     * cancelWaits() is a bounded close giving up: it resumes every suspended fiber of this worker
-     * with a {@link FiberCancelledException} thrown from its wait, and makes every later wait throw
-     * one at once, so that the fibers unwind (their finally blocks run) and the worker drains.
-     * Returns how many it woke.
+     * suspendedFibers() copies out the list of suspended fibers: for a bounded close that cancels
+     * their waits ({@link Closing#cancelWaits}) and for a diagnostic dump ({@link SuspendedFiber#addSuspendedOf}),
+     * which do their work under the lock while the list may change under them.
      */
-    @Excludes("lock")
-    @SuppressWarnings("GuardedBy") // every listed fiber is this worker's: lock is the fiber.worker.work.lock its state needs
-    int cancelWaits() {
-        List<VirtualFiber> blockedInJdk = new ArrayList<>();
-        int woken = 0;
-        lock.lock();
-        try {
-            waitsCancelled = true;
-            for (Fiber f = suspended.nextSuspended; f != suspended; f = f.nextSuspended) {
-                if (f.blockedInJdk()) {
-                    blockedInJdk.add(f.virtualThread()); // interrupted below, as shutdownNow() does a pool's threads
-                    woken++;
-                } else if (f.state == Fiber.State.YIELDED || f.state == Fiber.State.WAITING) {
-                    f.wakeEpoch++;
-                    addReadyFiber(f); // QUEUED, still listed: the walk goes on through its links
-                    woken++;
-                }
-            }
-            wakeOwner();
-        } finally {
-            lock.unlock();
-        }
-        // Outside the lock: the interrupt wakes the fiber through this worker (VirtualFiber.execute).
-        blockedInJdk.forEach(VirtualFiber::interrupt);
-        return woken;
-    }
-
-    /**
-     * addSuspendedTo(into, thread) describes every fiber of this worker (whose thread is given) that
-     * is suspended in a wait, with where it waits. Holding the lock keeps each fiber unmounted while
-     * its continuation is walked, since this worker resumes fibers only with its lock held; it also
-     * stalls this worker for the walk, which is the price of a diagnostic snapshot.
-     */
-    @Excludes("lock")
+    @GuardedBy("lock")
     @SuppressWarnings("GuardedBy") // every listed fiber is this worker's: lock is the fiber.worker.work.lock its links need
-    void addSuspendedTo(List<SuspendedFiber> into, Thread thread) {
-        lock.lock();
-        try {
-            long now = System.nanoTime();
-            for (Fiber f = suspended.nextSuspended; f != suspended; f = f.nextSuspended) {
-                into.add(SuspendedFiber.of(f, thread, f.pinned(), now));
-            }
-        } finally {
-            lock.unlock();
+    List<Fiber> suspendedFibers() {
+        List<Fiber> fibers = new ArrayList<>(numSuspended);
+        for (Fiber f = suspended.nextSuspended; f != suspended; f = f.nextSuspended) {
+            fibers.add(f);
         }
+        return fibers;
     }
 
     // ---------------------------------------------------------------- the owner's activity, for the monitor
@@ -925,102 +880,6 @@ final class Work {
         return deadlines.hasDeadlines() && deadlines.nextDeadline() - until < 0 ? deadlines.nextDeadline() : until;
     }
 
-    /** enqueueDelayed(task, deadline, owner) files a delayed task in the deadline heap until it is due. */
-    @Excludes("lock")
-    void enqueueDelayed(DelayedTask task, long deadline, Worker owner) {
-        lock.lock();
-        try {
-            if (stopped) {
-                throw new RejectedExecutionException(owner + " has stopped");
-            }
-            deadlines.addDelayed(task, deadline);
-            if (deadlines.nextDeadline() == deadline) {
-                wakeOwner(); // if it sleeps, the owner must wake sooner than it planned
-            }
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /**
-     * cancelDelayed(task) drops a cancelled delayed task from the heap if it is not due yet, and
-     * wakes a sleeping owner: its sleep may have been sized by this task's deadline, and a draining
-     * owner (close(), unbind()) may now be free to stop.
-     */
-    @Excludes("lock")
-    void cancelDelayed(DelayedTask task) {
-        lock.lock();
-        try {
-            if (deadlines.removeDelayed(task)) {
-                wakeOwner();
-            }
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /**
-     * expireDeadlinesFor(now) is the monitor's help for an owner stalled in one task (see {@link
-     * Monitor}): if the lock is free, it files the due delayed tasks (and timed-out fibers) as the
-     * owner would, so that idle workers may steal the tasks instead of leaving them to wait for the
-     * owner. A contended lock means the owner is not stalled after all: it is left alone. A custom
-     * policy's exception reaches the caller (the monitor); the entry it failed on stays due, for the
-     * owner.
-     */
-    @Excludes("lock")
-    void expireDeadlinesFor(long now) {
-        if (!lock.tryLock()) {
-            return;
-        }
-        try {
-            if (!stopped && deadlines.hasDeadlines()) {
-                expireDeadlines(now);
-            }
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /**
-     * dropDelayed() is a bounded close giving up: it cancels every delayed task still pending here,
-     * as {@code ScheduledThreadPoolExecutor.shutdownNow()} drops its queue, and returns how many.
-     */
-    @Excludes("lock")
-    int dropDelayed() {
-        lock.lock();
-        try {
-            int dropped = 0;
-            for (DelayedTask task : deadlines.removeDelayedTasks()) {
-                if (task.cancelForClose()) {
-                    dropped++;
-                }
-            }
-            wakeOwner(); // it may have been sleeping until the first of them was due
-            return dropped;
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** delayedSummary() is, for close()'s warning, how many delayed tasks are pending here and when the first is due ("" if none). */
-    @Excludes("lock")
-    String delayedSummary() {
-        lock.lock();
-        try {
-            if (deadlines.numDelayed() == 0) {
-                return "";
-            }
-            long now = System.nanoTime();
-            long first = Long.MAX_VALUE;
-            for (DelayedTask task : deadlines.delayedTasks()) {
-                first = Math.min(first, task.deadline - now);
-            }
-            return deadlines.numDelayed() + " delayed task(s), the first due in " + Math.max(0, first / 1_000_000) + " ms";
-        } finally {
-            lock.unlock();
-        }
-    }
-
     // ---------------------------------------------------------------- steals, off the journey
 
     /** addStolen(first) adds what this owner just stole to its policy, with the rest of the batch ({@link Steals#addStolen}). */
@@ -1045,5 +904,223 @@ final class Work {
     @Override
     public String toString() {
         return "Work[num=" + numAcquire() + ", policy=" + policy + "]";
+    }
+
+    /**
+     * The lock of one worker ({@code work.mutex} in marl): exclusive and not reentrant, like marl's.
+     *
+     * <p>It is a class of its own rather than a {@code ReentrantLock} for two reasons. The worker's
+     * fibers pass it to one another across fiber switches (all on the worker's one OS thread), so a
+     * reentrant hold count would only hide bugs. And the lock-checking mode ({@link LockCheck}) must
+     * recognise this lock among the synchronizers a thread holds when a fiber suspends: the JVM
+     * reports a synchronizer by the class of its AQS, which here is this class. It is a {@link Lock}
+     * so that Error Prone's GuardedBy check sees {@code lock(); try { ... } finally { unlock(); }}.
+     */
+    static final class WorkerLock extends AbstractQueuedSynchronizer implements Lock {
+        private static final long serialVersionUID = 1L;
+
+        /**
+         * lock() takes the lock, waiting for it if another thread holds it. A thread that already holds
+         * it gets an IllegalStateException instead of waiting for itself forever: see {@link #reentered}.
+         */
+        @Override
+        public void lock() {
+            if (!compareAndSetState(0, 1)) {
+                Thread self = Thread.currentThread();
+                if (getExclusiveOwnerThread() == self) { // read only when contended
+                    throw reentered();
+                }
+                if (self.isVirtual()) {
+                    spinToAcquire();
+                } else {
+                    acquire(1);
+                }
+            } else {
+                setExclusiveOwnerThread(Thread.currentThread());
+            }
+        }
+
+        /**
+         * spinToAcquire() takes the lock for a virtual thread, which must never park for it: a fiber of
+         * the virtual-thread engine would unmount, its worker's trampoline would then queue behind it for
+         * this lock, and nothing would be left to run the fiber when the lock is handed to it. Every
+         * other holder keeps the lock for a few bookkeeping steps, so the spin is short.
+         */
+        private void spinToAcquire() {
+            while (!tryAcquire(1)) {
+                Thread.onSpinWait();
+            }
+        }
+
+        /**
+         * handOver(from, to) passes a hold of {@code from} on to {@code to}, if {@code from} holds the
+         * lock; otherwise does nothing. The virtual-thread engine's trampoline hands the lock to the
+         * fiber it resumes and takes it back when the fiber yields (see {@link VirtualFiber}): the same
+         * OS thread, but a different {@code Thread} while the fiber is mounted.
+         */
+        void handOver(Thread from, Thread to) {
+            if (getExclusiveOwnerThread() == from && getState() == 1) {
+                setExclusiveOwnerThread(to);
+            }
+        }
+
+        /**
+         * reentered() is the error for a thread that asks again for the worker lock it holds, which only
+         * code run under that lock can do: a {@link SchedulingPolicy} callback that enqueues, waits or
+         * otherwise calls into the scheduler, against its contract. Waiting would hang the worker for
+         * good (the lock is not reentrant), and retrying a tryLock elsewhere would spin forever, so the
+         * call fails, naming the likely culprit; the policy's caller reports it as any policy error.
+         */
+        static IllegalStateException reentered() {
+            return new IllegalStateException("a marl4j worker's lock was asked for again by the thread that holds it, "
+                    + "which would hang that worker: a SchedulingPolicy callback (enqueued, awakened, pickNextTask, "
+                    + "pickNextFiber, steal, remove) called into the scheduler (an enqueue, a wait, a signal that wakes a "
+                    + "fiber). Policy callbacks run under the worker's lock and may only order the tasks and fibers they "
+                    + "are given: enqueue follow-up work from a task instead");
+        }
+
+        /** Not supported: the worker lock is held for a few bookkeeping steps, never waited for interruptibly. */
+        @Override
+        public void lockInterruptibly() {
+            throw new UnsupportedOperationException("the worker lock is taken with lock() or tryLock() only");
+        }
+
+        @Override
+        public boolean tryLock() {
+            return tryAcquire(1);
+        }
+
+        /** Not supported, as {@link #lockInterruptibly()}. */
+        @Override
+        public boolean tryLock(long time, TimeUnit unit) {
+            throw new UnsupportedOperationException("the worker lock is taken with lock() or tryLock() only");
+        }
+
+        @Override
+        public void unlock() {
+            release(1);
+        }
+
+        /** isHeldByCurrentThread() says whether the calling thread holds this lock. */
+        boolean isHeldByCurrentThread() {
+            return isHeldExclusively();
+        }
+
+        @Override
+        public Condition newCondition() {
+            return new ConditionObject();
+        }
+
+        @Override
+        protected boolean tryAcquire(int ignored) {
+            if (compareAndSetState(0, 1)) {
+                setExclusiveOwnerThread(Thread.currentThread());
+                return true;
+            }
+            return false;
+        }
+
+        @Override
+        protected boolean tryRelease(int ignored) {
+            if (getExclusiveOwnerThread() != Thread.currentThread()) {
+                throw new IllegalMonitorStateException("worker lock released by a thread that does not hold it");
+            }
+            setExclusiveOwnerThread(null);
+            setState(0);
+            return true;
+        }
+
+        @Override
+        protected boolean isHeldExclusively() {
+            return getExclusiveOwnerThread() == Thread.currentThread();
+        }
+    }
+
+    /**
+     * WakeInbox holds the fibers other threads woke on one worker, until the owner takes them under
+     * its lock: so a wake from another thread takes no worker lock, and does not contend with the
+     * owner, which holds it across fiber switches. A lock-free stack of fibers linked through
+     * {@link Fiber#inboxNext} (many pushers, one taker); a fiber is in it at most once, which its
+     * {@link Fiber#inInbox} flag decides.
+     */
+    static final class WakeInbox {
+        private static final VarHandle HEAD;
+        private static final VarHandle IN_INBOX;
+
+        static {
+            try {
+                MethodHandles.Lookup lookup = MethodHandles.lookup();
+                HEAD = lookup.findVarHandle(WakeInbox.class, "head", Fiber.class);
+                IN_INBOX = lookup.findVarHandle(Fiber.class, "inInbox", boolean.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
+        @SuppressWarnings("unused") // accessed through HEAD
+        private volatile Fiber head;
+
+        /**
+         * push(fiber) adds the fiber unless it is in already; returns whether it added it. Any thread.
+         * A fiber already in needs no second entry: the owner clears the flag before it wakes the
+         * fiber, so the wake it performs comes after every push that found the flag set.
+         */
+        boolean push(Fiber fiber) {
+            if (!claim(fiber)) {
+                return false;
+            }
+            pushClaimed(fiber, fiber);
+            return true;
+        }
+
+        /**
+         * claim(fiber) flags the fiber as in an inbox, for a caller that will push it with
+         * {@link #pushClaimed}; false if it is in already (or claimed by another caller). Any thread.
+         */
+        static boolean claim(Fiber fiber) {
+            return !fiber.inInbox && IN_INBOX.compareAndSet(fiber, false, true);
+        }
+
+        /**
+         * pushClaimed(newest, oldest) adds, with one compare-and-set, a chain of claimed fibers linked
+         * newest-first through inboxNext from newest to oldest: as if each had been pushed in turn,
+         * oldest first. Any thread.
+         */
+        void pushClaimed(Fiber newest, Fiber oldest) {
+            Fiber first;
+            do {
+                first = (Fiber) HEAD.getVolatile(this);
+                oldest.inboxNext = first;
+            } while (!HEAD.compareAndSet(this, first, newest));
+        }
+
+        /** isEmpty() is a volatile read: any thread. */
+        boolean isEmpty() {
+            return HEAD.getVolatile(this) == null;
+        }
+
+        /**
+         * takeAll() empties the inbox and returns its fibers linked through inboxNext in the order
+         * they were pushed, or null. The owner only; each fiber stays flagged until {@link #taken}.
+         */
+        Fiber takeAll() {
+            Fiber fiber = (Fiber) HEAD.getAndSet(this, null);
+            Fiber reversed = null;
+            while (fiber != null) {
+                Fiber next = fiber.inboxNext;
+                fiber.inboxNext = reversed;
+                reversed = fiber;
+                fiber = next;
+            }
+            return reversed;
+        }
+
+        /** taken(fiber) unlinks a fiber returned by takeAll() and lets it be pushed again. Returns the next one. */
+        static Fiber taken(Fiber fiber) {
+            Fiber next = fiber.inboxNext;
+            fiber.inboxNext = null;
+            fiber.inInbox = false; // volatile: before the owner's wake of it, which covers later pushers that saw it set
+            return next;
+        }
     }
 }

@@ -6,6 +6,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.locks.Lock;
 import org.marl4j.WaitQueue.Waiter;
+import org.marl4j.Work.WakeInbox;
+import org.marl4j.Work.WorkerLock;
 
 /**
  * A Worker runs tasks and fibers on one thread: marl's {@code Scheduler::Worker}. Here are the
@@ -84,7 +86,7 @@ import org.marl4j.WaitQueue.Waiter;
  * costs every suspended fiber (see benchmarks' {@code MemoryBenchmark}). A static method moved to
  * another class costs nothing; an extra call layer does.
  *
- * <p><b>Cancellation.</b> {@link Work#cancelWaits()} (a bounded close giving up) resumes every
+ * <p><b>Cancellation.</b> {@link Closing#cancelWaits} (a bounded close giving up) resumes every
  * suspended fiber with a {@link FiberCancelledException} and makes every later wait throw one, so
  * the worker drains. A {@link FiberCancellation} does the same for one fiber while the scope is
  * open: its cancel() counts itself in the fiber's {@code cancelledScopes} under this worker's lock
@@ -1108,9 +1110,9 @@ final class Worker implements Runnable {
     // ---------------------------------------------------------------- helpers
 
     /** addStatsTo(totals) adds this worker's counters and gauges, read racily, to totals. */
-    @SuppressWarnings("GuardedBy") // racy read of the idle list's size: a gauge, possibly stale
+    @SuppressWarnings("GuardedBy") // racy reads of the idle list's size and the suspended count: gauges, possibly stale
     void addStatsTo(StatsTotals totals) {
-        stats.addTo(totals, idleFibers.size(), work.numSuspendedRacy(), work.tasksWaiting());
+        stats.addTo(totals, idleFibers.size(), work.numSuspended(), work.tasksWaiting());
     }
 
     @Override

@@ -46,7 +46,7 @@ class StrandedTaskTest {
             // worker's tasks would: only the monitor can bring them out while it is blocked.
             long due = System.nanoTime() + Duration.ofMillis(20).toNanos();
             for (Task task : tasks) {
-                victim.work.enqueueDelayed(new DelayedTask(task, victim), due, victim);
+                Deadlines.enqueueDelayed(victim.work, new DelayedTask(task, victim), due, victim);
             }
         });
     }
