@@ -93,8 +93,8 @@ final class Work {
     /** The owner's sleep: signalled when work is added while it sleeps. */
     private final Condition added = lock.newCondition();
     private final SchedulingPolicy policy;
-    /** Thieves' batch steals from here, and this owner's steal buffer when it is the thief. */
-    final Steals steals;
+    /** This owner's steal buffer, for when it is the thief. */
+    final Steals steals = new Steals();
     /** The deadline heap, of fibers waiting with a timeout and delayed tasks not yet due. */
     @GuardedBy("lock")
     final Deadlines deadlines = new Deadlines();
@@ -199,7 +199,6 @@ final class Work {
     Work(SchedulingPolicy policy, WorkerStats stats) {
         this.policy = policy;
         this.stats = stats;
-        this.steals = new Steals(this);
         this.lockFreeEnqueue = policy instanceof FifoPolicy || policy instanceof PriorityPolicy;
         this.suspended = Fiber.sentinel();
         setActivity(IDLE); // until its thread runs: a worker not started yet has not stalled
@@ -884,21 +883,20 @@ final class Work {
 
     /** addStolen(first) adds what this owner just stole to its policy, with the rest of the batch ({@link Steals#addStolen}). */
     @GuardedBy("lock")
-    @SuppressWarnings("GuardedBy") // lock is the worker lock that steals.lock names
     void addStolen(Task first) {
-        steals.addStolen(first);
+        steals.addStolen(this, first);
     }
 
-    /** steal(into) takes tasks from here for the thief whose work is into ({@link Steals#steal}). */
+    /** steal(into) takes tasks from here for the thief whose work is into ({@link Steals#steal}); skips a contended lock. */
     @Excludes("lock")
     Task steal(Work into) {
-        return steals.steal(into);
+        return Steals.steal(this, into);
     }
 
     /** stealWaiting(into) is {@link #steal} for a thief that was sent here ({@link Steals#stealWaiting}). */
     @Excludes("lock")
     Task stealWaiting(Work into) {
-        return steals.stealWaiting(into);
+        return Steals.stealWaiting(this, into);
     }
 
     @Override

@@ -26,10 +26,10 @@ class WorkTest {
 
     /** stealInto(victim, thief) is one steal as a thief's loop makes it: steal, then add under its own lock. */
     private static Task stealInto(Work victim, Work thief) {
-        Task first = victim.steals.steal(thief);
+        Task first = victim.steal(thief);
         thief.lock.lock();
         try {
-            thief.steals.addStolen(first);
+            thief.addStolen(first);
         } finally {
             thief.lock.unlock();
         }
@@ -75,6 +75,6 @@ class WorkTest {
 
         assertEquals(tasks.subList(0, 8), drain(thief));
         assertEquals(tasks.subList(8, 10), drain(victim));
-        assertNull(victim.steals.steal(thief), "nothing is left to steal");
+        assertNull(victim.steal(thief), "nothing is left to steal");
     }
 }
