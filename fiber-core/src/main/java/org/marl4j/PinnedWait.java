@@ -1,6 +1,6 @@
 package org.marl4j;
 
-import com.google.errorprone.annotations.concurrent.GuardedBy;
+import org.marl4j.Work.WorkerLock;
 
 /**
  * A pinned wait: a fiber the JVM could not yield (a native frame or a class initializer on its
@@ -83,16 +83,16 @@ final class PinnedWait {
         }
     }
 
-    /** runInline(worker, fiber, task) runs a task on the pinned fiber's thread, as plain thread code. */
-    @SuppressWarnings("GuardedBy") // entered with worker.work.lock held (see block), and leaves it held
+    /** runInline(worker, fiber, task) runs a task on the pinned fiber's thread, as plain thread code: entered with the worker lock held, which it releases while the task runs. */
     private static void runInline(Worker worker, Fiber fiber, Task task) {
         worker.current = null; // the task has no fiber: its waits block the thread
         worker.inlineOwner = new InlineOwner(task); // its own Mutex owner (see Mutex.currentOwner)
-        worker.work.lock.unlock();
+        WorkerLock lock = worker.lock();
+        lock.unlock();
         try {
             worker.runTask(task);
         } finally {
-            worker.work.lock.lock();
+            lock.lock();
             worker.inlineOwner = null;
             worker.current = fiber;
         }

@@ -1,7 +1,5 @@
 package org.marl4j;
 
-import com.google.errorprone.annotations.concurrent.GuardedBy;
-
 /**
  * Spinning is how one {@link Worker} out of work looks for more before it sleeps (marl's
  * {@code spinForWork}): it spins for its {@link SpinBudget}, polling its own queues and now and
@@ -58,10 +56,10 @@ final class Spinning {
         IdleWorkers idle = worker.scheduler.idle;
         long spinStart = System.nanoTime();
         budget.spinStarted(spinStart);
-        long spinUntil = worker.work.nextDeadlineBefore(spinStart + budget.nanos());
+        long spinUntil = work.nextDeadlineBefore(spinStart + budget.nanos());
         idle.onBeginSpinning(worker.id);
         work.setActivity(Work.SPINNING);
-        worker.work.lock.unlock();
+        work.lock.unlock();
         Task stolen;
         long spinEnd = spinStart;
         try {
@@ -70,14 +68,14 @@ final class Spinning {
             spinEnd = System.nanoTime();
             worker.stats.spinningNanos += spinEnd - spinStart;
             idle.onEndSpinning();
-            worker.work.lock.lock();
+            work.lock.lock();
             work.setActivity(Work.ACTIVE);
         }
         if (stolen != null) {
             worker.stats.tasksStolen++;
-            worker.work.addStolen(stolen);
+            work.addStolen(stolen);
         }
-        worker.work.drainInbox();
+        work.drainInbox();
         if (work.num() > 0) {
             budget.workFound(spinEnd);
             return true;
@@ -92,31 +90,34 @@ final class Spinning {
      */
     @SuppressWarnings("GuardedBy") // entered with worker.work.lock held, which the checker cannot carry over from the caller's argument
     void steal(Worker worker, Worker victim) {
-        worker.work.lock.unlock();
+        Work work = worker.work;
+        IdleWorkers idle = worker.scheduler.idle;
+        work.lock.unlock();
         Task stolen;
         try {
-            stolen = victim == null ? worker.scheduler.idle.stealFromAny(worker, nextRandom())
-                    : victim.work.stealWaiting(worker.work);
+            stolen = victim == null ? idle.stealFromAny(worker, nextRandom()) : victim.work.stealWaiting(work);
         } finally {
-            worker.work.lock.lock();
+            work.lock.lock();
         }
         if (stolen != null) { // queued with the rest of its batch
             worker.stats.tasksStolen++;
-            worker.work.addStolen(stolen);
+            work.addStolen(stolen);
         }
     }
 
     /** spinForWork(worker, spinUntil) is called without the lock; returns a stolen task, or null when work arrived or time is up. */
     @Excludes("worker.work.lock")
     private Task spinForWork(Worker worker, long spinUntil) {
+        Work work = worker.work;
+        IdleWorkers idle = worker.scheduler.idle;
         do {
             for (int i = 0; i < SPIN_POLLS_PER_STEAL; i++) {
                 Thread.onSpinWait();
-                if (worker.work.hasArrivals()) {
+                if (work.hasArrivals()) {
                     return null;
                 }
             }
-            Task stolen = worker.scheduler.idle.steal(worker, nextRandom());
+            Task stolen = idle.steal(worker, nextRandom());
             if (stolen != null) {
                 return stolen;
             }
