@@ -138,6 +138,16 @@ public final class WaitGroup {
         return callbacks.register(lock, () -> count.get() == 0, callback);
     }
 
+    /** waiterCount() is how many fibers and threads are queued for the next zero; for tests. */
+    int waiterCount() {
+        lock.lock();
+        try {
+            return waiters.size();
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** callbackCount() is how many {@link #onZero} callbacks wait for zero; for tests. */
     int callbackCount() {
         lock.lock();
@@ -163,7 +173,12 @@ public final class WaitGroup {
      * interrupt stays pending for the code after the wait (on a worker thread, see {@link Fiber}).
      */
     public void await() {
-        await(false, 0);
+        Fiber fiber = Fiber.current();
+        if (fiber != null) {
+            awaitOnFiber(fiber);
+        } else {
+            await(false, 0);
+        }
     }
 
     /**
@@ -189,6 +204,57 @@ public final class WaitGroup {
                 waiters.await(lock, timed, deadline);
             }
             return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * awaitOnFiber(fiber) is the untimed {@link #await()} of a fiber, as {@code Event}'s: it queues
+     * the fiber's own node under the group's lock, releases the lock and suspends holding nothing,
+     * so a fiber released by the zero does not take the lock again to leave: it reads the count
+     * (volatile) at the top of its loop. Without that, a crowd released by one zero queues on the
+     * lock one by one, parking their workers' threads on it. No release is lost: the count is
+     * checked again under the lock before the node is queued, and the done() that reaches zero
+     * takes the lock after its decrement to take every queued node; the node's notified flag is
+     * checked under the worker lock before suspending. A fiber woken while an add() has already
+     * raised the count again waits for the next zero, as under the lock (see the class comment). A
+     * wait that ends un-notified (spurious wake, cancellation) leaves the queue.
+     */
+    private void awaitOnFiber(Fiber fiber) {
+        while (true) {
+            if (count.get() == 0) {
+                return;
+            }
+            Waiter waiter;
+            lock.lock();
+            try {
+                if (count.get() == 0) {
+                    return;
+                }
+                waiter = fiber.waiterForWait();
+                fiber.checkMaySuspend(lock);
+                waiters.add(waiter);
+            } finally {
+                lock.unlock();
+            }
+            try {
+                FiberWaits.park(fiber, waiter);
+            } catch (RuntimeException | Error ended) { // a bounded close or a FiberCancellation ended the wait
+                leave(waiter);
+                throw ended;
+            }
+            if (!waiter.notified) {
+                leave(waiter); // a spurious wake: look again
+            }
+        }
+    }
+
+    /** leave(waiter) unlinks a waiter whose wait ended un-notified; see {@link WaitQueue#leave}. */
+    private void leave(Waiter waiter) {
+        lock.lock();
+        try {
+            waiters.leave(waiter);
         } finally {
             lock.unlock();
         }

@@ -6,6 +6,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -33,261 +36,128 @@ class RepeatedWaitLeakTest {
     /** Long enough that a wait suspends before its deadline, short enough for thousands of rounds. */
     private static final Duration SHORT = Duration.ofMillis(1);
 
-    /** A long-lived waitable that no round satisfies, and the waits a fiber can make on it. */
-    private interface Waitable extends AutoCloseable {
-        /** await() waits without a timeout: it can only end by throwing. */
-        void await();
-
-        /** await(timeout) waits with a timeout; returns whether the condition held (never, here). */
-        boolean await(Duration timeout);
-
-        /** root() is what keeps the waitable's state. */
-        Object root();
-
-        /** close() gives back what the test holds to keep the waitable unsatisfied. */
-        @Override
-        default void close() {}
-    }
-
-    /** The waitables of fiber-core that a fiber can wait on; made on the test thread. */
-    enum Kind {
-        EVENT_AUTO(true) {
-            @Override
-            Waitable make() {
-                return event(new Event(Event.Mode.AUTO));
-            }
-        },
-        EVENT_MANUAL(true) {
-            @Override
-            Waitable make() {
-                return event(new Event(Event.Mode.MANUAL));
-            }
-        },
-        WAIT_GROUP(true) {
-            @Override
-            Waitable make() {
-                WaitGroup group = new WaitGroup(1);
-                return new Waitable() {
-                    @Override
-                    public void await() {
-                        group.await();
-                    }
-
-                    @Override
-                    public boolean await(Duration timeout) {
-                        return group.await(timeout);
-                    }
-
-                    @Override
-                    public Object root() {
-                        return group;
-                    }
-                };
-            }
-        },
-        TICKET(false) {
-            @Override
-            Waitable make() {
-                Ticket.Queue queue = new Ticket.Queue();
-                Ticket first = queue.take(); // never done: the second is never called
-                Ticket second = queue.take();
-                return new Waitable() {
-                    @Override
-                    public void await() {
-                        second.await();
-                    }
-
-                    @Override
-                    public boolean await(Duration timeout) {
-                        throw new UnsupportedOperationException("Ticket has no timed wait");
-                    }
-
-                    @Override
-                    public Object root() {
-                        return List.of(first, second);
-                    }
-                };
-            }
-        },
-        CONDITION_VARIABLE(true) {
-            @Override
-            Waitable make() {
-                Mutex mutex = new Mutex();
-                ConditionVariable cv = new ConditionVariable();
-                return new Waitable() {
-                    @Override
-                    public void await() {
-                        mutex.lock();
-                        try {
-                            cv.await(mutex, () -> false);
-                        } finally {
-                            mutex.unlock();
-                        }
-                    }
-
-                    @Override
-                    public boolean await(Duration timeout) {
-                        mutex.lock();
-                        try {
-                            return cv.await(mutex, timeout, () -> false);
-                        } finally {
-                            mutex.unlock();
-                        }
-                    }
-
-                    @Override
-                    public Object root() {
-                        return List.of(cv, mutex);
-                    }
-                };
-            }
-        },
-        MUTEX(true) {
-            @Override
-            Waitable make() {
-                Mutex mutex = new Mutex();
-                mutex.lock(); // owned by the test thread for the whole test
-                return new Waitable() {
-                    @Override
-                    public void await() {
-                        mutex.lock();
-                        mutex.unlock(); // never reached: the test thread keeps it
-                    }
-
-                    @Override
-                    public boolean await(Duration timeout) {
-                        boolean locked = mutex.tryLock(timeout);
-                        if (locked) {
-                            mutex.unlock();
-                        }
-                        return locked;
-                    }
-
-                    @Override
-                    public Object root() {
-                        return mutex;
-                    }
-
-                    @Override
-                    public void close() {
-                        mutex.unlock();
-                    }
-                };
-            }
-        },
-        BOUNDED_POOL(true) {
-            @Override
-            Waitable make() {
-                BoundedPool<Object> pool = new BoundedPool<>(1, Pool.Policy.PRESERVE, Object::new);
-                Pool.Loan<Object> held = pool.borrow(); // its only item, out for the whole test
-                return new Waitable() {
-                    @Override
-                    public void await() {
-                        pool.borrow().close();
-                    }
-
-                    @Override
-                    public boolean await(Duration timeout) {
-                        Pool.Loan<Object> loan = pool.borrow(timeout);
-                        if (loan != null) {
-                            loan.close();
-                        }
-                        return loan != null;
-                    }
-
-                    @Override
-                    public Object root() {
-                        return pool;
-                    }
-
-                    @Override
-                    public void close() {
-                        held.close();
-                    }
-                };
-            }
-        },
-        /** A fiber's own conditional wait: it queues nowhere, so what it could leave is in the scheduler. */
-        FIBER_AWAIT(true) {
-            @Override
-            Waitable make() {
-                Mutex mutex = new Mutex();
-                return new Waitable() {
-                    @Override
-                    public void await() {
-                        mutex.lock();
-                        try {
-                            Fiber.current().await(mutex, () -> false);
-                        } finally {
-                            mutex.unlock();
-                        }
-                    }
-
-                    @Override
-                    public boolean await(Duration timeout) {
-                        mutex.lock();
-                        try {
-                            return Fiber.current().await(mutex, timeout, () -> false);
-                        } finally {
-                            mutex.unlock();
-                        }
-                    }
-
-                    @Override
-                    public Object root() {
-                        return mutex;
-                    }
-                };
-            }
-        },
-        /** A sleep's deadline is its condition, so it has no timeout that ends it early: only a cancellation or close. */
-        FIBER_SLEEP(false) {
-            @Override
-            Waitable make() {
-                return new Waitable() {
-                    @Override
-                    public void await() {
-                        Fiber.sleep(Duration.ofHours(1));
-                    }
-
-                    @Override
-                    public boolean await(Duration timeout) {
-                        throw new UnsupportedOperationException("a sleep ends at its own time");
-                    }
-
-                    @Override
-                    public Object root() {
-                        return this;
-                    }
-                };
-            }
-        };
-
-        final boolean timed;
-
-        Kind(boolean timed) {
-            this.timed = timed;
+    /**
+     * A long-lived waitable that no round satisfies, and the waits a fiber can make on it: {@code
+     * untimed} waits without a timeout (it can only end by throwing), {@code timed} waits with one
+     * and returns whether the condition held (never, here); {@code root} is what keeps the
+     * waitable's state, and {@code release} gives back what the test holds to keep it unsatisfied.
+     */
+    private record Waitable(Object root, Runnable untimed, Predicate<Duration> timed, Runnable release)
+            implements AutoCloseable {
+        /** of(root, untimed, timed) is a waitable the test holds nothing of. */
+        static Waitable of(Object root, Runnable untimed, Predicate<Duration> timed) {
+            return new Waitable(root, untimed, timed, () -> {});
         }
 
-        abstract Waitable make();
+        /** untimedOnly(root, untimed, why) is a waitable that has no timed wait, for the reason {@code why}. */
+        static Waitable untimedOnly(Object root, Runnable untimed, String why) {
+            return of(root, untimed, timeout -> {
+                throw new UnsupportedOperationException(why);
+            });
+        }
+
+        void await() {
+            untimed.run();
+        }
+
+        boolean await(Duration timeout) {
+            return timed.test(timeout);
+        }
+
+        @Override
+        public void close() {
+            release.run();
+        }
+    }
+
+    /** The waitables of fiber-core that a fiber can wait on, each made on the test thread. */
+    enum Kind {
+        EVENT_AUTO(true, () -> event(new Event(Event.Mode.AUTO))),
+        EVENT_MANUAL(true, () -> event(new Event(Event.Mode.MANUAL))),
+        WAIT_GROUP(true, () -> {
+            WaitGroup group = new WaitGroup(1);
+            return Waitable.of(group, group::await, group::await);
+        }),
+        TICKET(false, () -> {
+            Ticket.Queue queue = new Ticket.Queue();
+            Ticket first = queue.take(); // never done: the second is never called
+            Ticket second = queue.take();
+            return Waitable.untimedOnly(List.of(first, second), second::await, "Ticket has no timed wait");
+        }),
+        CONDITION_VARIABLE(true, () -> {
+            Mutex mutex = new Mutex();
+            ConditionVariable cv = new ConditionVariable();
+            return Waitable.of(List.of(cv, mutex),
+                    () -> holding(mutex, () -> cv.await(mutex, () -> false)),
+                    timeout -> holdingTimed(mutex, () -> cv.await(mutex, timeout, () -> false)));
+        }),
+        MUTEX(true, () -> {
+            Mutex mutex = new Mutex();
+            mutex.lock(); // owned by the test thread for the whole test: every lock() waits
+            return new Waitable(mutex, () -> holding(mutex, () -> {}), timeout -> {
+                boolean locked = mutex.tryLock(timeout);
+                if (locked) {
+                    mutex.unlock();
+                }
+                return locked;
+            }, mutex::unlock);
+        }),
+        BOUNDED_POOL(true, () -> {
+            BoundedPool<Object> pool = new BoundedPool<>(1, Pool.Policy.PRESERVE, Object::new);
+            Pool.Loan<Object> held = pool.borrow(); // its only item, out for the whole test
+            return new Waitable(pool, () -> pool.borrow().close(), timeout -> {
+                Pool.Loan<Object> loan = pool.borrow(timeout);
+                if (loan != null) {
+                    loan.close();
+                }
+                return loan != null;
+            }, held::close);
+        }),
+        /** A fiber's own conditional wait: it queues nowhere, so what it could leave is in the scheduler. */
+        FIBER_AWAIT(true, () -> {
+            Mutex mutex = new Mutex();
+            return Waitable.of(mutex,
+                    () -> holding(mutex, () -> Fiber.current().await(mutex, () -> false)),
+                    timeout -> holdingTimed(mutex, () -> Fiber.current().await(mutex, timeout, () -> false)));
+        }),
+        /** A sleep's deadline is its condition, so it has no timeout that ends it early: only a cancellation or close. */
+        FIBER_SLEEP(false, () -> Waitable.untimedOnly(new Object(), () -> Fiber.sleep(Duration.ofHours(1)),
+                "a sleep ends at its own time"));
+
+        final boolean timed;
+        private final Supplier<Waitable> maker;
+
+        Kind(boolean timed, Supplier<Waitable> maker) {
+            this.timed = timed;
+            this.maker = maker;
+        }
+
+        Waitable make() {
+            return maker.get();
+        }
 
         private static Waitable event(Event event) {
-            return new Waitable() {
-                @Override
-                public void await() {
-                    event.await();
-                }
+            return Waitable.of(event, event::await, event::await);
+        }
+    }
 
-                @Override
-                public boolean await(Duration timeout) {
-                    return event.await(timeout);
-                }
+    /** holding(mutex, wait) runs wait with mutex locked, as a condition wait needs. */
+    private static void holding(Mutex mutex, Runnable wait) {
+        mutex.lock();
+        try {
+            wait.run();
+        } finally {
+            mutex.unlock();
+        }
+    }
 
-                @Override
-                public Object root() {
-                    return event;
-                }
-            };
+    /** holdingTimed(mutex, wait) runs a timed wait with mutex locked and returns its result. */
+    private static boolean holdingTimed(Mutex mutex, BooleanSupplier wait) {
+        mutex.lock();
+        try {
+            return wait.getAsBoolean();
+        } finally {
+            mutex.unlock();
         }
     }
 

@@ -8,13 +8,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.marl4j.TaskErrors.LONG;
 import static org.marl4j.TaskErrors.join;
 
+import java.lang.reflect.Field;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** WaitGroup behaviour, ported from marl's {@code waitgroup_test.cpp} and extended. */
 class WaitGroupTest {
@@ -251,6 +257,89 @@ class WaitGroupTest {
             assertTrue(wg.await(LONG));
             assertEquals(100, leaves.get());
         });
+    }
+
+    // ------------------------------------------------------------------ a crowd released by one zero
+
+    /** Fibers in the crowds below: enough that the release overlaps the fibers leaving, on every worker count. */
+    private static final int CROWD = 10_000;
+
+    @ForEachWorkerCount
+    void aCrowdOfFibers_releasedByOneZero_eachLeavesOnce(int workers) {
+        AtomicIntegerArray leaves = new AtomicIntegerArray(CROWD);
+        TestSchedulers.withBoundScheduler(workers, scheduler -> {
+            WaitGroup gate = new WaitGroup(1);
+            WaitGroup finished = new WaitGroup(CROWD);
+            for (int i = 0; i < CROWD; i++) {
+                int index = i;
+                Marl.schedule(() -> {
+                    gate.await();
+                    leaves.incrementAndGet(index);
+                    finished.done();
+                });
+            }
+            awaitQueued(gate, CROWD);
+            gate.done();
+            assertTrue(finished.await(LONG), () -> finished.count() + " of " + CROWD + " fibers still in the wait");
+            assertEquals(0, gate.waiterCount(), "nodes left in the group's queue");
+        });
+        for (int i = 0; i < CROWD; i++) {
+            assertEquals(1, leaves.get(i), "times fiber " + i + " left the wait");
+        }
+    }
+
+    /**
+     * A fiber released by the zero leaves without taking the group's lock: held here from just
+     * after the zero until every fiber of the crowd has left. (Taking it again, each released fiber
+     * would queue on it, one at a time, parking its worker's thread.) Worker threads only: the test
+     * thread holds the lock, so it cannot run the fibers.
+     */
+    @ParameterizedTest(name = "{0} worker threads")
+    @ValueSource(ints = {1, 2, 4, 8, 64})
+    void aCrowdOfFibers_releasedByOneZero_leavesWithoutTheGroupsLock(int workers) {
+        TestSchedulers.withScheduler(workers, scheduler -> {
+            WaitGroup gate = new WaitGroup(1);
+            WaitGroup finished = new WaitGroup(CROWD);
+            for (int i = 0; i < CROWD; i++) {
+                scheduler.enqueue(new Task(() -> {
+                    gate.await();
+                    finished.done();
+                }));
+            }
+            awaitQueued(gate, CROWD); // every fiber in the queue: none has the lock to take to get there
+            gate.done();
+            ReentrantLock lock = lockOf(gate);
+            lock.lock();
+            try {
+                assertTrue(finished.await(LONG), () -> finished.count() + " of " + CROWD
+                        + " released fibers did not leave while the group's lock was held");
+            } finally {
+                lock.unlock();
+            }
+        });
+    }
+
+    /** awaitQueued(group, n) returns once n fibers are queued on group; a fiber or bound thread yields meanwhile, running them. */
+    static void awaitQueued(WaitGroup group, int n) {
+        long deadline = System.nanoTime() + LONG.toNanos();
+        while (group.waiterCount() < n) {
+            assertTrue(System.nanoTime() - deadline < 0, () -> group.waiterCount() + " of " + n + " queued within " + LONG);
+            if (Fiber.current() != null) {
+                Fiber.yield();
+            } else {
+                LockSupport.parkNanos(100_000); // a poll, gentle on two cores
+            }
+        }
+    }
+
+    private static ReentrantLock lockOf(WaitGroup group) {
+        try {
+            Field lock = WaitGroup.class.getDeclaredField("lock");
+            lock.setAccessible(true);
+            return (ReentrantLock) lock.get(group);
+        } catch (ReflectiveOperationException e) {
+            throw new AssertionError("WaitGroup's lock field, which this test holds", e);
+        }
     }
 
     // ------------------------------------------------------------------ timed waits

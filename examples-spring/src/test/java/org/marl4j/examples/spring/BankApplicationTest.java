@@ -41,7 +41,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * which the build sets), and drives it with the JDK's {@link HttpClient}: many concurrent clients,
  * each sending its own request ids. Every answer is checked, every log line of the application
  * must carry the id of the request it was logged for (the MDC is a ThreadLocal: a request that saw
- * another's would show it), and the database must be consistent afterwards.
+ * another's would show it), and the database must be consistent afterwards. The start-up lines,
+ * captured from the context's first, must name the fiber engine the requests run on.
  *
  * <p>On CONTINUATIONS a fiber's ThreadLocals are its worker thread's, shared with the other fibers
  * of that worker; the MDC still holds one request's id at a time there because nothing in a request
@@ -70,6 +71,8 @@ class BankApplicationTest {
 
     private static ConfigurableApplicationContext app;
     private static LogLines logs;
+    /** The lines logged while the application started. */
+    private static List<LogLines.Line> startup;
     private static HttpClient client;
     private static String base;
 
@@ -83,14 +86,19 @@ class BankApplicationTest {
             chain.doFilter(request, response);
         };
         app = new SpringApplicationBuilder(BankApplication.class)
-                .initializers(context -> context.getBeanFactory().registerSingleton("onFiberCheck", onFiber))
+                .initializers(context -> {
+                    context.getBeanFactory().registerSingleton("onFiberCheck", onFiber);
+                    // Boot's logging is set up by now: the capture starts before the context logs
+                    // anything of its own, so it holds the start-up lines a user reads first.
+                    logs = LogLines.attach();
+                })
                 .properties(
                 "server.address=127.0.0.1",
                 "server.port=0",
                 // The test reads every line through LogLines; the console shows only trouble.
                 "logging.threshold.console=WARN",
                 "spring.main.banner-mode=off").run();
-        logs = LogLines.attach();
+        startup = logs.drain();
         base = "http://127.0.0.1:" + app.getEnvironment().getProperty("local.server.port");
         client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(PATIENCE).build();
     }
@@ -131,6 +139,16 @@ class BankApplicationTest {
         assertEquals(offFiberBefore, OFF_FIBER.get(), "requests handled off marl4j's fibers");
         checkLogLines(expected);
         checkDatabase(expected);
+    }
+
+    /** The starter names, at INFO while the application starts, the fiber engine the requests run on. */
+    @Test
+    void startup_logsTheFiberEngineTheRequestsRunOn() {
+        FiberEngine engine = app.getBean(Scheduler.class).fiberEngine();
+        assertTrue(startup.stream().anyMatch(line -> line.logger().startsWith("org.marl4j.spring.boot.")
+                        && line.text().contains(" INFO ") && line.text().contains(" runs its fibers on " + engine + " ")),
+                () -> "no line naming the " + engine + " engine among the start-up lines:\n"
+                        + String.join("\n", startup.stream().map(LogLines.Line::text).toList()));
     }
 
     @Test
