@@ -239,7 +239,7 @@ public final class WaitGroup {
                 lock.unlock();
             }
             try {
-                FiberWaits.park(fiber, waiter);
+                Worker.park(fiber, waiter);
             } catch (RuntimeException | Error ended) { // a bounded close or a FiberCancellation ended the wait
                 leave(waiter);
                 throw ended;
