@@ -2,6 +2,7 @@ package org.marl4j;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.concurrent.locks.LockSupport;
 import org.marl4j.Work.WorkerLock;
 
 /**
@@ -41,13 +42,18 @@ import org.marl4j.Work.WorkerLock;
  * <p>On the {@link FiberEngine#VIRTUAL_THREADS} engine, {@link #cancel()} from another thread also
  * interrupts the fiber's virtual thread, as {@code Future.cancel(true)} interrupts a pool's thread:
  * a blocking JDK call it is in, or makes next, throws {@code InterruptedException} (or closes its
- * channel). The status is cleared before the fiber's next task.
+ * channel). {@link #close()} waits for that interrupt to have landed and clears it, so neither the
+ * code after the scope nor a later task on the fiber sees it.
  */
 public final class FiberCancellation implements AutoCloseable {
     /*
      * state: OPEN -> CANCELLED (cancel(), under the worker lock, together with the fiber's count)
      *        OPEN -> CLOSED (close() of a scope never cancelled: one CAS, no lock)
      *        CANCELLED -> CANCELLED_CLOSED (close(), under the worker lock, taking the count back)
+     * A cancel() that interrupts the fiber's virtual thread sets INTERRUPTING with CANCELLED and
+     * swaps it for INTERRUPTED once the interrupt is delivered, after the lock is released; close()
+     * waits out INTERRUPTING, so the interrupt never lands after the scope (on the fiber's next
+     * task), and clears the status INTERRUPTED says this scope set.
      * So the count is incremented and decremented under the same lock, and close() takes the lock
      * only for a scope that was cancelled.
      */
@@ -55,6 +61,8 @@ public final class FiberCancellation implements AutoCloseable {
     private static final int CANCELLED = 1;
     private static final int CLOSED = 2;
     private static final int CANCELLED_CLOSED = CANCELLED | CLOSED;
+    private static final int INTERRUPTING = 4;
+    private static final int INTERRUPTED = 8;
     private static final VarHandle STATE;
 
     static {
@@ -97,10 +105,11 @@ public final class FiberCancellation implements AutoCloseable {
         if (f == null) {
             return STATE.compareAndSet(this, OPEN, CANCELLED);
         }
+        VirtualFiber thread = Fiber.current() != f ? f.virtualThread() : null;
         WorkerLock lock = f.worker.lock();
         lock.lock();
         try {
-            if (!STATE.compareAndSet(this, OPEN, CANCELLED)) {
+            if (!STATE.compareAndSet(this, OPEN, thread != null ? CANCELLED | INTERRUPTING : CANCELLED)) {
                 return false;
             }
             f.addCancelledScope();
@@ -108,9 +117,12 @@ public final class FiberCancellation implements AutoCloseable {
             lock.unlock();
         }
         f.wake(); // after the count: the fiber, resumed or about to suspend, sees it under the lock
-        VirtualFiber thread = f.virtualThread();
-        if (thread != null && Fiber.current() != f) {
+        if (thread != null) {
             thread.interrupt(); // ends a blocking JDK call too, as Future.cancel(true) on a pool's thread does
+            int s;
+            do {
+                s = state;
+            } while (!STATE.compareAndSet(this, s, (s & ~INTERRUPTING) | INTERRUPTED));
         }
         return true;
     }
@@ -158,20 +170,35 @@ public final class FiberCancellation implements AutoCloseable {
             STATE.compareAndSet(this, CANCELLED, CANCELLED_CLOSED);
             return;
         }
+        // The canceller is between its unlock and the interrupt: microseconds, unless it is a fiber
+        // of this worker that blocked in the interrupt; parking then lets it run.
+        for (int spins = 0; (state & INTERRUPTING) != 0; spins++) {
+            if (spins < 100) {
+                Thread.onSpinWait();
+            } else {
+                LockSupport.parkNanos(10_000);
+            }
+        }
         WorkerLock lock = fiber.worker.lock();
         lock.lock();
         try {
-            if (STATE.compareAndSet(this, CANCELLED, CANCELLED_CLOSED)) {
+            int s = state;
+            if ((s & CLOSED) == 0 && STATE.compareAndSet(this, s, s | CLOSED)) {
                 fiber.removeCancelledScope();
+            } else {
+                return; // closed already
             }
         } finally {
             lock.unlock();
+        }
+        if ((state & INTERRUPTED) != 0) {
+            Thread.interrupted(); // the interrupt was this scope's, for the waits inside it
         }
     }
 
     @Override
     public String toString() {
-        String s = switch (state) {
+        String s = switch (state & CANCELLED_CLOSED) {
             case OPEN -> "open";
             case CANCELLED -> "cancelled";
             case CLOSED -> "closed";

@@ -192,17 +192,18 @@ class RunCancellableTest {
     fun aFiberCancelledExceptionFromAnOuterScope_propagatesUnchanged(workers: Int) = onCheckedScheduler(workers) {
         val entered = CountDownLatch(1)
         val insideBlock = AtomicReference<Throwable>()
+        lateinit var canceller: Thread
         val outside = FiberCancellation.open().use { outer ->
-            val canceller = startThreadOnceEntered(entered) { outer.cancel() }
-            val thrown = runCatching {
+            canceller = startThreadOnceEntered(entered) { outer.cancel() }
+            runCatching {
                 runCancellable {
                     entered.countDown()
                     recordingThrown(insideBlock) { Futures.await(tooLate()) }
                 }
             }.exceptionOrNull()
-            TaskErrors.join(canceller)
-            thrown
         }
+        // After the scope: inside it, a blocking JDK call such as this join is cancelled too.
+        TaskErrors.join(canceller)
         assertInstanceOf(FiberCancelledException::class.java, outside)
         assertSame(insideBlock.get(), outside, "not turned into a coroutine cancellation")
         assertTrue(currentCoroutineContext().isActive)
