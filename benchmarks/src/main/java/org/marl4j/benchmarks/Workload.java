@@ -39,6 +39,8 @@ record Workload(String title, Class<?> type, String prefix, List<Target> targets
                     ReleaseBenchmark.class, "", againstVirtualThreads("virtualThreads")),
             new Workload("Reactor: Flux.range(0, 1,000,000).publishOn(s), ns/element", ReactorBenchmark.class,
                     "publishOn_", List.of()),
+            new Workload("Reactor: Flux.range(0, 1,000,000).subscribeOn(single()).publishOn(s), elements from another thread, ns/element",
+                    ReactorBenchmark.class, "publishOnCrossThread_", List.of()),
             new Workload("Reactor: flatMap(fromCallable(call).subscribeOn(s), 256), call waits ~1 ms on a future, ns/call",
                     ReactorBenchmark.class, "blockingCalls_", List.of()),
             new Workload("Reactor: flatMap(fromCallable(sleep).subscribeOn(s), 256), a plain Thread.sleep(1) per call, ns/call",
