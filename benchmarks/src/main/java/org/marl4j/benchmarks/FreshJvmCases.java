@@ -157,7 +157,8 @@ final class FreshJvmCases {
                         "resumeMillis", "ms", "virtualThreads latch", true, "≤ 1.0× virtual threads", 1.0, false,
                         quick ? 1 : 5, release, List.of("bytesPerFiber")),
                 new Section("Burst: 1,000,000 suspended fibers inside -Xmx512m",
-                        "`MemoryBenchmark` with -Xmx512m: a case that runs out of memory is reported as failed.",
+                        "`MemoryBenchmark` with -Xmx512m and SerialGC: a case that runs out of memory, or thrashes in full"
+                                + " collections past the 90 s limit, is reported as failed.",
                         "resumeMillis", "ms", "virtualThreads", true, NO_TARGET, Double.NaN, false,
                         1, burst, List.of("bytesPerFiber")));
     }
