@@ -36,6 +36,9 @@ class WaitGroupReleaseRaceTest {
             Thread other = TestSchedulers.startThread("racing-add", () -> {
                 while (meet(start)) {
                     WaitGroup group = racing.get();
+                    if (group == null) {
+                        return; // the test is over
+                    }
                     group.add();
                     group.done();
                     if (!meet(start)) {
@@ -68,14 +71,32 @@ class WaitGroupReleaseRaceTest {
                     assertEquals(0, group.waiterCount(), "round " + i + ": nodes left in the group's queue");
                 }
             } finally {
-                start.reset(); // breaks the racing thread's wait at the barrier: it ends
-                TaskErrors.join(other);
+                racing.set(null);
+                stopRacing(start, other);
             }
         } finally {
             // Bounded: a waiter never released is cancelled, and the failure above is reported, not a hang.
             scheduler.close(TestSchedulers.PATIENCE);
         }
         TestSchedulers.assertNoThreadsLeft(config.getThreadNamePrefix());
+    }
+
+    /**
+     * stopRacing(barrier, racer) ends the racing thread wherever it is: a reset breaks only a wait
+     * already begun, and the racer may be between two barriers, about to wait for a round that will
+     * never come; so the barrier is broken again until the racer has gone (bounded by the patience).
+     */
+    private static void stopRacing(CyclicBarrier barrier, Thread racer) {
+        long deadline = System.nanoTime() + TestSchedulers.PATIENCE.toNanos();
+        try {
+            while (racer.isAlive() && System.nanoTime() - deadline < 0) {
+                barrier.reset();
+                racer.join(Duration.ofMillis(10));
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        TaskErrors.join(racer);
     }
 
     /** meet(barrier) is the racing thread's barrier: false once the test has broken it, or gave up on it. */
