@@ -88,13 +88,13 @@ class RepeatedWaitLeakTest {
             Mutex mutex = new Mutex();
             ConditionVariable cv = new ConditionVariable();
             return Waitable.of(List.of(cv, mutex),
-                    () -> holding(mutex, () -> cv.await(mutex, () -> false)),
+                    () -> TestLocks.underLock(mutex, () -> cv.await(mutex, () -> false)),
                     timeout -> holdingTimed(mutex, () -> cv.await(mutex, timeout, () -> false)));
         }),
         MUTEX(true, () -> {
             Mutex mutex = new Mutex();
             mutex.lock(); // owned by the test thread for the whole test: every lock() waits
-            return new Waitable(mutex, () -> holding(mutex, () -> {}), timeout -> {
+            return new Waitable(mutex, () -> TestLocks.underLock(mutex, () -> {}), timeout -> {
                 boolean locked = mutex.tryLock(timeout);
                 if (locked) {
                     mutex.unlock();
@@ -117,7 +117,7 @@ class RepeatedWaitLeakTest {
         FIBER_AWAIT(true, () -> {
             Mutex mutex = new Mutex();
             return Waitable.of(mutex,
-                    () -> holding(mutex, () -> Fiber.current().await(mutex, () -> false)),
+                    () -> TestLocks.underLock(mutex, () -> Fiber.current().await(mutex, () -> false)),
                     timeout -> holdingTimed(mutex, () -> Fiber.current().await(mutex, timeout, () -> false)));
         }),
         /** A sleep's deadline is its condition, so it has no timeout that ends it early: only a cancellation or close. */
@@ -141,15 +141,6 @@ class RepeatedWaitLeakTest {
         }
     }
 
-    /** holding(mutex, wait) runs wait with mutex locked, as a condition wait needs. */
-    private static void holding(Mutex mutex, Runnable wait) {
-        mutex.lock();
-        try {
-            wait.run();
-        } finally {
-            mutex.unlock();
-        }
-    }
 
     /** holdingTimed(mutex, wait) runs a timed wait with mutex locked and returns its result. */
     private static boolean holdingTimed(Mutex mutex, BooleanSupplier wait) {
