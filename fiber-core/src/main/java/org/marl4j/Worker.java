@@ -378,20 +378,31 @@ final class Worker implements Runnable {
     /**
      * recoverFromInternalError(t) reports t, unless it is one of a burst ({@link ErrorBursts}), and
      * gets the main fiber back into a state to go on: with the lock held, whether or not the error
-     * left it held.
+     * left it held. It never throws: most often t is an {@link OutOfMemoryError}, and reporting it
+     * allocates, so the report may fail the same way. Were that failure to escape, the thread would
+     * die with this worker's tasks still queued on it, and nothing would ever run them.
      */
     private void recoverFromInternalError(Throwable t) {
-        String unreported = errorBursts.report(System.nanoTime());
-        if (unreported != null) {
-            LOG.log(System.Logger.Level.ERROR, "error in the loop of " + this + ": a scheduling policy threw, or a bug "
-                    + "in marl4j; the worker keeps running its queued work" + unreported, t);
-            if (work.lock.isHeldByCurrentThread()) {
-                work.lock.unlock(); // the handler is user code, which may enqueue: never under this worker's lock
+        try {
+            String unreported = errorBursts.report(System.nanoTime());
+            if (unreported != null) {
+                if (work.lock.isHeldByCurrentThread()) {
+                    work.lock.unlock(); // the logger and the handler are user code, which may enqueue: never under this lock
+                }
+                LOG.log(System.Logger.Level.ERROR, "error in the loop of " + this + ": a scheduling policy threw, or a bug "
+                        + "in marl4j; the worker keeps running its queued work" + unreported, t);
+                scheduler.reportUncaught(t);
             }
-            scheduler.reportUncaught(t);
+        } catch (Throwable reportFailed) {
+            // Unreported: the loop going on matters more. A heap that stays full fails the loop again,
+            // and each failed allocation waits for a full collection first, so this does not spin.
         }
-        if (!work.lock.isHeldByCurrentThread()) {
-            work.lock.lock();
+        while (!work.lock.isHeldByCurrentThread()) {
+            try {
+                work.lock.lock();
+            } catch (Throwable lockFailed) {
+                // A contended lock allocates its queue node, which a full heap refuses: try again.
+            }
         }
         current = main; // the fiber that threw has ended; its task had already finished or not begun
         work.setActivity(Work.ACTIVE);
@@ -543,6 +554,9 @@ final class Worker implements Runnable {
                 }
                 Fiber ready = work.takeReadyFiber();
                 if (ready == null) {
+                    if (self.cancelledScopes != 0) {
+                        dropLeakedCancellation(self); // before the task is taken: it allocates, and may fail
+                    }
                     Task task = work.takeTask();
                     if (self.priority() != task.priority()) {
                         self.setPriorityLocked(task.priority());
@@ -550,9 +564,6 @@ final class Worker implements Runnable {
                     stats.tasksRun++; // counted here, under the lock, to keep the loop's frame small
                     work.progressed();
                     clearInterruptForNextTask();
-                    if (self.cancelledScopes != 0) {
-                        dropLeakedCancellation(self);
-                    }
                     return task;
                 }
                 handoff = ready; // the trampoline resumes it next

@@ -171,6 +171,53 @@ class SchedulingPolicyFailureTest {
                 "the internal error was reported: " + errors.errors());
     }
 
+    /**
+     * An internal error is most often an OutOfMemoryError, and reporting one allocates: here the
+     * logger and the handler both fail as they would on a full heap. The worker must not die of it
+     * with its queued tasks stranded.
+     */
+    @ParameterizedTest1to8
+    void anInternalErrorWhoseReportFailsToo_stillLeavesTheWorkerRunningItsQueuedTasks(int workers) {
+        AtomicInteger ran = new AtomicInteger();
+        AtomicInteger reportsRefused = new AtomicInteger();
+        java.util.logging.Logger logger = java.util.logging.Logger.getLogger(Scheduler.class.getName());
+        java.util.logging.Handler failingLog = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord record) {
+                reportsRefused.incrementAndGet();
+                throw new OutOfMemoryError("simulated: no heap left to log with");
+            }
+
+            @Override
+            public void flush() {}
+
+            @Override
+            public void close() {}
+        };
+        logger.addHandler(failingLog);
+        Scheduler.Config config = new Scheduler.Config().setWorkerThreadCount(workers)
+                .setSchedulingPolicy(Refusing::new)
+                .setUncaughtExceptionHandler((thread, e) -> {
+                    throw new OutOfMemoryError("simulated: no heap left to report with");
+                });
+        try (Scheduler scheduler = new Scheduler(config)) {
+            WaitGroup done = new WaitGroup(50);
+            Refusing.THROW_ON_PICK.set(true);
+            for (int i = 0; i < 50; i++) {
+                scheduler.enqueue(new Task(() -> {
+                    ran.incrementAndGet();
+                    done.done();
+                }));
+            }
+            assertTrue(done.await(LONG), "only " + ran.get() + " of 50 tasks ran: a worker died of its failed report");
+        } finally {
+            Refusing.THROW_ON_PICK.set(false);
+            logger.removeHandler(failingLog);
+        }
+        assertEquals(50, ran.get(), "no task was lost");
+        assertTrue(reportsRefused.get() >= 1, "the report was attempted, and failed");
+    }
+
     @Test
     void aPolicyThatEnqueuesFromEnqueued_failsThatEnqueue_insteadOfHangingTheCaller() {
         // With 0 workers the bound thread waited for its own worker's lock; with 1 it retried the
