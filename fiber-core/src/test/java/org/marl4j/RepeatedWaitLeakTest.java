@@ -141,7 +141,6 @@ class RepeatedWaitLeakTest {
         }
     }
 
-
     /** holdingTimed(mutex, wait) runs a timed wait with mutex locked and returns its result. */
     private static boolean holdingTimed(Mutex mutex, BooleanSupplier wait) {
         mutex.lock();

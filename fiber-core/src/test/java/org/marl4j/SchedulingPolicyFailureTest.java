@@ -11,6 +11,9 @@ import static org.marl4j.TaskErrors.LONG;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import org.junit.jupiter.api.Test;
 
 /** A scheduling policy that throws, or that is shared, never leaves a worker locked, dead or losing work. */
@@ -78,13 +81,7 @@ class SchedulingPolicyFailureTest {
                 IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
                         () -> scheduler.enqueue(new Task(POISON)));
                 assertTrue(refused.getMessage().contains("poison"), refused.getMessage());
-                WaitGroup done = new WaitGroup(10);
-                for (int i = 0; i < 10; i++) {
-                    scheduler.enqueue(new Task(() -> {
-                        ran.incrementAndGet();
-                        done.done();
-                    }));
-                }
+                WaitGroup done = enqueueCounted(scheduler, 10, ran);
                 done.await(); // hung forever when the failed enqueue left the worker's lock held
             }
         });
@@ -154,14 +151,8 @@ class SchedulingPolicyFailureTest {
         TaskErrors errors = new TaskErrors();
         AtomicInteger ran = new AtomicInteger();
         try (Scheduler scheduler = new Scheduler(errors.config(workers).setSchedulingPolicy(Refusing::new))) {
-            WaitGroup done = new WaitGroup(50);
             Refusing.THROW_ON_PICK.set(true);
-            for (int i = 0; i < 50; i++) {
-                scheduler.enqueue(new Task(() -> {
-                    ran.incrementAndGet();
-                    done.done();
-                }));
-            }
+            WaitGroup done = enqueueCounted(scheduler, 50, ran);
             done.await();
         } finally {
             Refusing.THROW_ON_PICK.set(false);
@@ -180,10 +171,10 @@ class SchedulingPolicyFailureTest {
     void anInternalErrorWhoseReportFailsToo_stillLeavesTheWorkerRunningItsQueuedTasks(int workers) {
         AtomicInteger ran = new AtomicInteger();
         AtomicInteger reportsRefused = new AtomicInteger();
-        java.util.logging.Logger logger = java.util.logging.Logger.getLogger(Scheduler.class.getName());
-        java.util.logging.Handler failingLog = new java.util.logging.Handler() {
+        Logger logger = Logger.getLogger(Scheduler.class.getName());
+        Handler failingLog = new Handler() {
             @Override
-            public void publish(java.util.logging.LogRecord record) {
+            public void publish(LogRecord record) {
                 reportsRefused.incrementAndGet();
                 throw new OutOfMemoryError("simulated: no heap left to log with");
             }
@@ -201,14 +192,8 @@ class SchedulingPolicyFailureTest {
                     throw new OutOfMemoryError("simulated: no heap left to report with");
                 });
         try (Scheduler scheduler = new Scheduler(config)) {
-            WaitGroup done = new WaitGroup(50);
             Refusing.THROW_ON_PICK.set(true);
-            for (int i = 0; i < 50; i++) {
-                scheduler.enqueue(new Task(() -> {
-                    ran.incrementAndGet();
-                    done.done();
-                }));
-            }
+            WaitGroup done = enqueueCounted(scheduler, 50, ran);
             assertTrue(done.await(LONG), "only " + ran.get() + " of 50 tasks ran: a worker died of its failed report");
         } finally {
             Refusing.THROW_ON_PICK.set(false);
@@ -232,11 +217,7 @@ class SchedulingPolicyFailureTest {
                                 () -> scheduler.enqueue(new Task(REENTER)));
                         assertTrue(refused.getMessage().contains("SchedulingPolicy callback")
                                 && refused.getMessage().contains("enqueue follow-up work from a task"), refused.getMessage());
-                        WaitGroup done = new WaitGroup(1);
-                        scheduler.enqueue(new Task(() -> {
-                            ran.incrementAndGet();
-                            done.done();
-                        }));
+                        WaitGroup done = enqueueCounted(scheduler, 1, ran);
                         done.await(); // the worker's lock was released: it goes on
                     }), workers + " workers hung");
             assertEquals(1, ran.get());
@@ -254,13 +235,7 @@ class SchedulingPolicyFailureTest {
                 // thread, the task went to the worker's own queue, whose lock it held (a spin forever at 1
                 // worker; with more, it landed elsewhere by luck).
                 Refusing.ENQUEUE_INTO.set(scheduler);
-                WaitGroup done = new WaitGroup(20);
-                for (int i = 0; i < 20; i++) {
-                    scheduler.enqueue(new Task(() -> {
-                        ran.incrementAndGet();
-                        done.done();
-                    }));
-                }
+                WaitGroup done = enqueueCounted(scheduler, 20, ran);
                 done.await();
             } finally {
                 Refusing.ENQUEUE_INTO.set(null);
@@ -306,5 +281,17 @@ class SchedulingPolicyFailureTest {
         // A factory that makes a new policy each time is fine, including for bound threads.
         TestSchedulers.withBoundScheduler(TestSchedulers.config(2).setSchedulingPolicy(FifoPolicy::new),
                 scheduler -> assertSame(scheduler, Scheduler.get()));
+    }
+
+    /** enqueueCounted(scheduler, tasks, ran) enqueues tasks that each count themselves in ran; the group they count down. */
+    private static WaitGroup enqueueCounted(Scheduler scheduler, int tasks, AtomicInteger ran) {
+        WaitGroup done = new WaitGroup(tasks);
+        for (int i = 0; i < tasks; i++) {
+            scheduler.enqueue(new Task(() -> {
+                ran.incrementAndGet();
+                done.done();
+            }));
+        }
+        return done;
     }
 }
