@@ -1,5 +1,6 @@
 package org.marl4j.benchmarks;
 
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -23,10 +24,21 @@ final class PingPong {
         return p;
     }
 
+    /** onThreads(factory, rounds) plays the given rounds on two new threads of factory, waits for both and returns the game. */
+    static PingPong onThreads(ThreadFactory factory, int rounds) throws InterruptedException {
+        PingPong p = new PingPong(rounds);
+        p.runOn(factory);
+        return p;
+    }
+
     /** runOnVirtualThreads() plays all rounds on two new virtual threads and waits for both. */
     void runOnVirtualThreads() throws InterruptedException {
-        ping = Thread.ofVirtual().unstarted(this::ping);
-        pong = Thread.ofVirtual().unstarted(this::pong);
+        runOn(Thread.ofVirtual().factory());
+    }
+
+    private void runOn(ThreadFactory factory) throws InterruptedException {
+        ping = factory.newThread(this::ping);
+        pong = factory.newThread(this::pong);
         pong.start();
         ping.start();
         ping.join();

@@ -178,6 +178,44 @@ public class PingPongBenchmark {
         return PingPong.onVirtualThreads(ROUNDS);
     }
 
+    /** One platform thread that runs whatever the JDK hands it: the floor under any virtual-thread scheduler of one's own. */
+    @State(Scope.Benchmark)
+    public static class Carrier {
+        OwnCarrier carrier;
+
+        @Setup(Level.Trial)
+        public void start() {
+            carrier = new OwnCarrier();
+        }
+
+        @TearDown(Level.Trial)
+        public void stop() throws InterruptedException {
+            carrier.close();
+        }
+    }
+
+    /**
+     * Two virtual threads over park/unpark on a scheduler that does nothing but run them, in the
+     * order the JDK hands them over: the JDK's mount and unmount alone, the floor of the
+     * VIRTUAL_THREADS engine's sameWorker rows.
+     */
+    @Benchmark
+    @OperationsPerInvocation(ROUNDS)
+    public PingPong floorOwnCarrier_parkUnpark(Carrier c) throws InterruptedException {
+        return PingPong.onThreads(c.carrier, ROUNDS);
+    }
+
+    /**
+     * Two raw continuations taking turns on the benchmark thread, which runs each until it yields:
+     * the floor of the CONTINUATIONS engine's sameWorker rows, as floorOwnCarrier_parkUnpark is
+     * the VIRTUAL_THREADS engine's.
+     */
+    @Benchmark
+    @OperationsPerInvocation(ROUNDS)
+    public int floorContinuations() {
+        return ContinuationPair.play(ROUNDS);
+    }
+
     @Benchmark
     @OperationsPerInvocation(ROUNDS)
     public Integer synchronousQueue(Queues q) throws InterruptedException {
