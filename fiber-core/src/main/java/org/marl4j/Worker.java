@@ -118,14 +118,11 @@ final class Worker implements Runnable {
 
     /**
      * The most idle fibers a worker keeps for reuse; a fiber that would go idle beyond this ends
-     * instead. marl keeps every one, but an idle fiber holds its saved stack on the heap (about a
-     * kilobyte on VIRTUAL_THREADS), so a burst of 100,000 blocked fibers kept whole would stay on
-     * the heap for good and cost every later GC the walk of their stacks. Below the cap, steady work
-     * with that many fibers blocked at once creates none: a thread-per-request server with a few
-     * hundred requests waiting on each worker keeps reusing them, where a cap of 64 made a new
-     * fiber for one request in four (and ended as many), 3% of its throughput.
+     * instead. marl keeps every one, but a suspended-then-idle continuation holds its saved stack on
+     * the heap, and FanOutBenchmark (100,000 fibers blocked at once) spent a third of its time in GC
+     * walking them. Steady-state work with up to this many fibers blocked still creates none.
      */
-    static final int MAX_IDLE_FIBERS = 1024;
+    private static final int MAX_IDLE_FIBERS = 64;
 
     /**
      * The {@link #parking} mark of a wait on the wake epoch ({@link FiberWaits#awaitDone}): the fiber
