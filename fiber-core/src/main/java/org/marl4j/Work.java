@@ -364,6 +364,15 @@ final class Work {
     void wakeLocked(Fiber fiber) {
         fiber.wakeEpoch++; // under lock: see Worker's overview
         if (fiber.state == Fiber.State.YIELDED || fiber.state == Fiber.State.WAITING) {
+            if (fiber.blockedInJdk() && !fiber.virtualThread().runnable) {
+                // Only the JDK resumes a fiber blocked in one of its calls: it submits the thread's
+                // run task (VirtualFiber.execute, which sets runnable first) once per unpark, after
+                // the state change. Run on a marl4j wake instead, the thread could start between
+                // the two, and the late submit would then be taken for a new wake, or for the
+                // fiber's own yield to its worker (the yield's hand-back then a wake, which on a
+                // locked switch blocks the worker on the lock its unmounted fiber holds).
+                return;
+            }
             addReadyFiber(fiber);
         } // RUNNING, QUEUED, IDLE: running, already woken, or not waiting for anything
     }

@@ -452,6 +452,21 @@ final class Worker implements Runnable {
                     work.lock.lock();
                 }
                 blockedInJdk(next, withLock);
+                if (work.waitsCancelled && !withLock && !next.relocking()) {
+                    // A bounded close has given up: every later wait throws, and a blocking JDK call
+                    // is a wait here. Closing.cancelWaits interrupted only the fibers blocked then;
+                    // one that was running, or that blocks again while it unwinds, would hold close
+                    // for as long as its call lasts. Outside the lock, as cancelWaits does: the
+                    // interrupt wakes the fiber through VirtualFiber.execute, and it cannot run
+                    // meanwhile, since only this thread runs it.
+                    VirtualFiber blocked = next.virtualThread();
+                    work.lock.unlock();
+                    try {
+                        blocked.interrupt();
+                    } finally {
+                        work.lock.lock();
+                    }
+                }
             }
             if (drained) {
                 return; // shut down, with nothing queued and nothing blocked (an STW: unbind())

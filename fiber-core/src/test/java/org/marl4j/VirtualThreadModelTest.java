@@ -204,6 +204,86 @@ class VirtualThreadModelTest {
         assertEquals("slept", sleepThenCloseWithin(FiberEngine.CONTINUATIONS, 1, Duration.ofMillis(1500)));
     }
 
+    /**
+     * Once a bounded close has given up, every later wait of its fibers throws, and on this engine a
+     * blocking JDK call is such a wait: a fiber whose marl4j wait the close cancelled, and that then
+     * blocks in the JDK as it unwinds (a clean-up in a catch or finally block), is interrupted too,
+     * rather than holding close for as long as its call lasts.
+     */
+    @ParameterizedTest(name = "{0} worker threads")
+    @ValueSource(ints = {0, 1, 2, 4})
+    @Timeout(120)
+    void virtualThreads_aBoundedCloseInterruptsAJdkCallThatACancelledFiberMakesAsItUnwinds(int workers) {
+        TaskErrors errors = new TaskErrors();
+        AtomicReference<String> outcome = new AtomicReference<>("never ran");
+        Scheduler scheduler = new Scheduler(VirtualThreadFixtures.config(errors, VT, workers));
+        if (workers == 0) {
+            scheduler.bind();
+        }
+        Event waiting = new Event(Event.Mode.MANUAL);
+        Event never = new Event(Event.Mode.MANUAL);
+        scheduler.enqueue(new Task(() -> {
+            waiting.signal();
+            try {
+                never.await();
+                outcome.set("signalled");
+            } catch (FiberCancelledException cancelled) {
+                outcome.set(sleepAnHour());
+            }
+        }));
+        awaitSignal(waiting);
+        scheduler.close(Duration.ofMillis(100)); // unbinds a bound test thread first
+        errors.assertNone();
+        assertEquals("interrupted", outcome.get());
+    }
+
+    /**
+     * The same for a fiber that was running, not waiting, when the close gave up, and blocks in the
+     * JDK afterwards: {@code shutdownNow()} interrupts a pool's running threads too. (Not on a bound
+     * thread: its close cannot give up while one of its tasks holds it.)
+     */
+    @ParameterizedTest(name = "{0} worker threads")
+    @ValueSource(ints = {1, 2, 4})
+    @Timeout(120)
+    void virtualThreads_aBoundedCloseInterruptsAJdkCallThatAFiberRunningWhenItGaveUpMakesLater(int workers) {
+        TaskErrors errors = new TaskErrors();
+        AtomicReference<String> outcome = new AtomicReference<>("never ran");
+        Scheduler scheduler = new Scheduler(VirtualThreadFixtures.config(errors, VT, workers));
+        Event running = new Event(Event.Mode.MANUAL);
+        scheduler.enqueue(new Task(() -> {
+            running.signal();
+            Work work = Worker.current().work;
+            long giveUp = System.nanoTime() + PATIENCE.toNanos();
+            while (!closeGaveUp(work) && System.nanoTime() - giveUp < 0) {
+                Thread.onSpinWait(); // running, never suspended, until the close gives up
+            }
+            outcome.set(sleepAnHour());
+        }));
+        awaitSignal(running);
+        scheduler.close(Duration.ofMillis(100));
+        errors.assertNone();
+        assertEquals("interrupted", outcome.get());
+    }
+
+    private static String sleepAnHour() {
+        try {
+            Thread.sleep(Duration.ofHours(1));
+            return "slept";
+        } catch (InterruptedException e) {
+            return "interrupted";
+        }
+    }
+
+    /** closeGaveUp(work) is whether a bounded close has cancelled the waits of that worker's fibers. */
+    private static boolean closeGaveUp(Work work) {
+        work.lock.lock();
+        try {
+            return work.waitsCancelled;
+        } finally {
+            work.lock.unlock();
+        }
+    }
+
     private static String sleepThenCloseWithin(FiberEngine engine, int workers, Duration sleep) {
         TaskErrors errors = new TaskErrors();
         AtomicReference<String> outcome = new AtomicReference<>("never ran");
