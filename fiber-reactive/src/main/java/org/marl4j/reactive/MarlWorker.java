@@ -182,8 +182,12 @@ final class MarlWorker implements Scheduler.Worker, Scannable, Runnable {
                 return refusedBy(rejected);
             }
         }
-        if (disposed) {
-            dropQueued(); // dispose() may have emptied the queue before our offer
+        if (disposed || owner.skipsPending()) {
+            // dispose() may have emptied the queue before our offer; or a drain saw the scheduler
+            // disposed and stopped for good, leaving wip non-zero, so no drain will ever take this
+            // task (a periodic run whose timer fired as the scheduler was disposed): drop it here,
+            // or it stays counted and the scheduler never terminates.
+            dropQueued();
         }
         return null;
     }

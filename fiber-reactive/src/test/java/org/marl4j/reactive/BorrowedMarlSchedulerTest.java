@@ -210,4 +210,33 @@ class BorrowedMarlSchedulerTest extends MarlSchedulerContract {
             org.marl4j.TaskErrors.join(scheduling);
         }
     }
+    /**
+     * A Worker whose drain saw the scheduler disposed stops draining for good; a periodic run whose
+     * timer fired just before dispose() can still be queued on it afterwards, and must be dropped
+     * there, not left in a queue nobody drains: the periodic task is counted until it ends, and a
+     * borrowed scheduler terminates only when the count reaches zero. Periodic tasks with a
+     * non-positive period keep their timers firing, so dispose() often lands in that window; a race
+     * over many rounds, bounded in rounds and time.
+     */
+    @org.junit.jupiter.params.ParameterizedTest(name = "{0} worker threads")
+    @org.junit.jupiter.params.provider.ValueSource(ints = {1, 2, 4})
+    void dispose_whileAWorkersPeriodicTimersFire_stillEndsEveryPeriodicTask_soTerminationCompletes(int workers) {
+        create(workers);
+        long until = System.nanoTime() + java.time.Duration.ofSeconds(3).toNanos();
+        for (int round = 0; round < 20_000 && System.nanoTime() - until < 0; round++) {
+            MarlScheduler s = MarlScheduler.from(marl);
+            reactor.core.scheduler.Scheduler.Worker worker = s.createWorker();
+            java.util.concurrent.atomic.AtomicInteger runs = new java.util.concurrent.atomic.AtomicInteger();
+            for (int k = 0; k < 3; k++) {
+                worker.schedulePeriodically(runs::incrementAndGet, 0, 0, java.util.concurrent.TimeUnit.NANOSECONDS);
+            }
+            long patience = System.nanoTime() + TestSchedulers.PATIENCE.toNanos();
+            while (runs.get() < 5) { // a spin, not Awaitility's polls: rounds must be quick for the race to show
+                org.junit.jupiter.api.Assertions.assertTrue(System.nanoTime() - patience < 0, "the periodic tasks never ran");
+                Thread.onSpinWait();
+            }
+            s.dispose();
+            StepVerifier.create(s.disposeGracefully()).expectComplete().verify(TestSchedulers.PATIENCE);
+        }
+    }
 }
