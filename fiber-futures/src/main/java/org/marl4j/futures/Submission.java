@@ -3,6 +3,7 @@ package org.marl4j.futures;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import org.marl4j.FiberCancellation;
+import org.marl4j.FiberEngine;
 
 /**
  * One task accepted by a {@link MarlExecutorService}, as the body of the scheduler {@code Task}
@@ -58,6 +59,7 @@ final class Submission implements Runnable {
             return;
         }
         boolean started = false;
+        boolean interruptedHere = false;
         try (FiberCancellation scope = FiberCancellation.open()) {
             running = scope;
             if (!STATE.compareAndSet(this, NEW, STARTED)) {
@@ -66,13 +68,34 @@ final class Submission implements Runnable {
             started = true;
             if (cancelled) {
                 scope.cancel();
+                interruptedHere = interruptOwnVirtualThread();
             }
             task.run();
         } finally {
+            if (interruptedHere) {
+                Thread.interrupted(); // this run's own interrupt: not for the fiber's next task
+            }
             if (started) {
                 executor.onFinish(this); // once the scope is closed: finishing may close an owned scheduler
             }
         }
+    }
+
+    /**
+     * interruptOwnVirtualThread() interrupts the current thread if it is the fiber's own virtual
+     * thread (the VIRTUAL_THREADS engine), and returns whether it did. Why: a scope cancelled from
+     * its own fiber interrupts nothing, but on that engine shutdownNow() interrupts every task it
+     * reaches, and one accepted while it ran must not be the exception: blocked in a JDK call
+     * (sleep, a queue, a socket read) it would keep the executor from terminating. As
+     * ThreadPoolExecutor, a task that starts after shutdownNow() starts interrupted. On CONTINUATIONS
+     * the thread is the worker's (or a bound caller's), shared by other fibers: left alone.
+     */
+    private boolean interruptOwnVirtualThread() {
+        if (executor.scheduler().fiberEngine() != FiberEngine.VIRTUAL_THREADS || !Thread.currentThread().isVirtual()) {
+            return false;
+        }
+        Thread.currentThread().interrupt();
+        return true;
     }
 
     /** takeBack() claims a submission that has not started, so that it never runs; returns whether it did. */

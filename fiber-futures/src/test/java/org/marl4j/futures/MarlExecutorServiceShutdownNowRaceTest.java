@@ -8,16 +8,20 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.marl4j.Event;
 import org.marl4j.FiberCancelledException;
+import org.marl4j.FiberEngine;
 
 /**
  * shutdownNow() racing execute() from another thread: every task execute() accepted is either
  * returned by shutdownNow() or has its waits cancelled, so the executor terminates even though every
  * task waits on an event nobody signals. A task accepted just before the shutdown whose submission
  * was registered only after shutdownNow() had looked would otherwise wait for ever, uncancelled.
+ * On VIRTUAL_THREADS the same holds for tasks blocked in a JDK call: each one shutdownNow() did not
+ * return is interrupted, the one accepted while it ran included.
  */
 class MarlExecutorServiceShutdownNowRaceTest {
     private static final int MAX_ROUNDS = 300;
@@ -60,6 +64,48 @@ class MarlExecutorServiceShutdownNowRaceTest {
                         + accepted.get() + " accepted tasks " + returned.size() + " were returned and "
                         + cancelled.get() + " had their wait cancelled; the executor never terminated");
                 assertEquals(accepted.get(), returned.size() + cancelled.get(), "every accepted task accounted for");
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "workers={0}, owned={1}")
+    @MethodSource("org.marl4j.futures.ExecutorFixture#kindsWithWorkerThreads")
+    void onVirtualThreads_everyAcceptedTaskBlockedInASleep_isReturnedOrInterrupted_soTheExecutorTerminates(int workers,
+            boolean owned) throws Exception {
+        long start = System.nanoTime();
+        for (int round = 0; round < MAX_ROUNDS && System.nanoTime() - start < ROUNDS_NANOS; round++) {
+            try (ExecutorFixture f = new ExecutorFixture(workers, owned)) {
+                Assumptions.assumeTrue(f.scheduler.fiberEngine() == FiberEngine.VIRTUAL_THREADS,
+                        "on CONTINUATIONS a JDK call holds the worker thread, which no cancellation interrupts");
+                AtomicInteger accepted = new AtomicInteger();
+                AtomicInteger interrupted = new AtomicInteger();
+                Thread submitter = Thread.ofPlatform().start(() -> {
+                    try {
+                        while (true) {
+                            f.executor.execute(() -> {
+                                try {
+                                    Thread.sleep(TimeUnit.DAYS.toMillis(1));
+                                } catch (InterruptedException expected) {
+                                    interrupted.incrementAndGet();
+                                }
+                            });
+                            accepted.incrementAndGet();
+                        }
+                    } catch (RejectedExecutionException shutDown) {
+                        // the end of the round
+                    }
+                });
+                int before = ThreadLocalRandom.current().nextInt(64);
+                while (accepted.get() < before && submitter.isAlive()) {
+                    Thread.onSpinWait();
+                }
+                List<Runnable> returned = f.executor.shutdownNow();
+                submitter.join();
+                int r = round;
+                assertTrue(f.executor.awaitTermination(10, TimeUnit.SECONDS), () -> "round " + r + ": of "
+                        + accepted.get() + " accepted tasks " + returned.size() + " were returned and "
+                        + interrupted.get() + " were interrupted; the rest still sleep, so the executor never terminated");
+                assertEquals(accepted.get(), returned.size() + interrupted.get(), "every accepted task accounted for");
             }
         }
     }
