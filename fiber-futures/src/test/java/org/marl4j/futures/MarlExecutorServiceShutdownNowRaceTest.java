@@ -8,6 +8,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -31,64 +32,47 @@ class MarlExecutorServiceShutdownNowRaceTest {
     @MethodSource("org.marl4j.futures.ExecutorFixture#kindsWithWorkerThreads")
     void everyAcceptedTask_isReturnedOrHasItsWaitCancelled_soTheExecutorTerminates(int workers, boolean owned)
             throws Exception {
-        long start = System.nanoTime();
-        for (int round = 0; round < MAX_ROUNDS && System.nanoTime() - start < ROUNDS_NANOS; round++) {
-            try (ExecutorFixture f = new ExecutorFixture(workers, owned)) {
-                Event never = new Event(Event.Mode.MANUAL);
-                AtomicInteger accepted = new AtomicInteger();
-                AtomicInteger cancelled = new AtomicInteger();
-                Thread submitter = Thread.ofPlatform().start(() -> {
-                    try {
-                        while (true) {
-                            f.executor.execute(() -> {
-                                try {
-                                    never.await();
-                                } catch (FiberCancelledException expected) {
-                                    cancelled.incrementAndGet();
-                                }
-                            });
-                            accepted.incrementAndGet();
-                        }
-                    } catch (RejectedExecutionException shutDown) {
-                        // the end of the round
-                    }
-                });
-                int before = ThreadLocalRandom.current().nextInt(64);
-                while (accepted.get() < before && submitter.isAlive()) {
-                    Thread.onSpinWait();
-                }
-                List<Runnable> returned = f.executor.shutdownNow();
-                submitter.join();
-                int r = round;
-                assertTrue(f.executor.awaitTermination(10, TimeUnit.SECONDS), () -> "round " + r + ": of "
-                        + accepted.get() + " accepted tasks " + returned.size() + " were returned and "
-                        + cancelled.get() + " had their wait cancelled; the executor never terminated");
-                assertEquals(accepted.get(), returned.size() + cancelled.get(), "every accepted task accounted for");
+        Event never = new Event(Event.Mode.MANUAL);
+        raceShutdownNowWithExecute(workers, owned, false, "had their wait cancelled", ended -> () -> {
+            try {
+                never.await();
+            } catch (FiberCancelledException expected) {
+                ended.incrementAndGet();
             }
-        }
+        });
     }
 
     @ParameterizedTest(name = "workers={0}, owned={1}")
     @MethodSource("org.marl4j.futures.ExecutorFixture#kindsWithWorkerThreads")
     void onVirtualThreads_everyAcceptedTaskBlockedInASleep_isReturnedOrInterrupted_soTheExecutorTerminates(int workers,
             boolean owned) throws Exception {
+        raceShutdownNowWithExecute(workers, owned, true, "were interrupted", ended -> () -> {
+            try {
+                Thread.sleep(TimeUnit.DAYS.toMillis(1));
+            } catch (InterruptedException expected) {
+                ended.incrementAndGet();
+            }
+        });
+    }
+
+    /**
+     * Rounds of shutdownNow() against a thread that executes tasks until refused; each task blocks
+     * for ever unless shutdownNow() ends its block, when it counts itself in {@code ended}. Every
+     * round must terminate, with each accepted task either returned or ended.
+     */
+    private static void raceShutdownNowWithExecute(int workers, boolean owned, boolean virtualThreadsOnly, String endedHow,
+            Function<AtomicInteger, Runnable> blockedTask) throws Exception {
         long start = System.nanoTime();
         for (int round = 0; round < MAX_ROUNDS && System.nanoTime() - start < ROUNDS_NANOS; round++) {
             try (ExecutorFixture f = new ExecutorFixture(workers, owned)) {
-                Assumptions.assumeTrue(f.scheduler.fiberEngine() == FiberEngine.VIRTUAL_THREADS,
+                Assumptions.assumeTrue(!virtualThreadsOnly || f.scheduler.fiberEngine() == FiberEngine.VIRTUAL_THREADS,
                         "on CONTINUATIONS a JDK call holds the worker thread, which no cancellation interrupts");
                 AtomicInteger accepted = new AtomicInteger();
-                AtomicInteger interrupted = new AtomicInteger();
+                AtomicInteger ended = new AtomicInteger();
                 Thread submitter = Thread.ofPlatform().start(() -> {
                     try {
                         while (true) {
-                            f.executor.execute(() -> {
-                                try {
-                                    Thread.sleep(TimeUnit.DAYS.toMillis(1));
-                                } catch (InterruptedException expected) {
-                                    interrupted.incrementAndGet();
-                                }
-                            });
+                            f.executor.execute(blockedTask.apply(ended));
                             accepted.incrementAndGet();
                         }
                     } catch (RejectedExecutionException shutDown) {
@@ -103,9 +87,9 @@ class MarlExecutorServiceShutdownNowRaceTest {
                 submitter.join();
                 int r = round;
                 assertTrue(f.executor.awaitTermination(10, TimeUnit.SECONDS), () -> "round " + r + ": of "
-                        + accepted.get() + " accepted tasks " + returned.size() + " were returned and "
-                        + interrupted.get() + " were interrupted; the rest still sleep, so the executor never terminated");
-                assertEquals(accepted.get(), returned.size() + interrupted.get(), "every accepted task accounted for");
+                        + accepted.get() + " accepted tasks " + returned.size() + " were returned and " + ended.get()
+                        + " " + endedHow + "; the rest still block, so the executor never terminated");
+                assertEquals(accepted.get(), returned.size() + ended.get(), "every accepted task accounted for");
             }
         }
     }
