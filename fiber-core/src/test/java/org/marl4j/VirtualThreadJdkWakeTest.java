@@ -57,7 +57,7 @@ class VirtualThreadJdkWakeTest {
     }
 
     private static void blockThenWake(Scheduler scheduler, CountDownLatch release, AtomicInteger awakened,
-        AtomicReference<Fiber> blockedFiber) {
+            AtomicReference<Fiber> blockedFiber) {
         AtomicReference<Thread> blockedThread = new AtomicReference<>();
         WaitGroup done = new WaitGroup(1);
         scheduler.enqueue(new Task(() -> {

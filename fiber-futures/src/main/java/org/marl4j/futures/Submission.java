@@ -73,7 +73,7 @@ final class Submission implements Runnable {
             task.run();
         } finally {
             if (interruptedHere) {
-                Thread.interrupted(); // this run's own interrupt: not for the fiber's next task
+                Thread.interrupted(); // it was for the task only, not for onFinish, which runs on this thread too
             }
             if (started) {
                 executor.onFinish(this); // once the scope is closed: finishing may close an owned scheduler

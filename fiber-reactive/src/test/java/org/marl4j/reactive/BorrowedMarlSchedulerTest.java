@@ -1,13 +1,36 @@
 package org.marl4j.reactive;
 
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
+import java.util.List;
+import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.marl4j.Fiber;
+import org.marl4j.FiberCancelledException;
 import org.marl4j.Scheduler;
 import org.marl4j.Task;
+import org.marl4j.TaskErrors;
 import org.marl4j.TestSchedulers;
 import org.marl4j.WorkerHold;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 import reactor.test.StepVerifier;
 
 /** The Scheduler contract for {@link MarlScheduler#from}: dispose leaves the marl scheduler open. */
@@ -45,7 +68,7 @@ class BorrowedMarlSchedulerTest extends MarlSchedulerContract {
         marl = new Scheduler(TestSchedulers.config(0));
         prefix = "none";
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> MarlScheduler.from(marl));
-        org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains("setWorkerThreadCount"), e.getMessage());
+        assertTrue(e.getMessage().contains("setWorkerThreadCount"), e.getMessage());
         assertThrows(NullPointerException.class, () -> MarlScheduler.from(null));
     }
 
@@ -53,9 +76,9 @@ class BorrowedMarlSchedulerTest extends MarlSchedulerContract {
     void schedule_afterTheBorrowedSchedulerClosed_isRejected() {
         MarlScheduler s = create(1);
         marl.close();
-        assertThrows(java.util.concurrent.RejectedExecutionException.class, () -> s.schedule(() -> {}));
-        StepVerifier.create(reactor.core.publisher.Mono.just(1).publishOn(s))
-                .expectError(java.util.concurrent.RejectedExecutionException.class)
+        assertThrows(RejectedExecutionException.class, () -> s.schedule(() -> {}));
+        StepVerifier.create(Mono.just(1).publishOn(s))
+                .expectError(RejectedExecutionException.class)
                 .verify(TestSchedulers.PATIENCE);
     }
 
@@ -64,12 +87,12 @@ class BorrowedMarlSchedulerTest extends MarlSchedulerContract {
         MarlScheduler s = create(1);
         marl.close();
         // Reactor's own rejection, whose singleton says only "Scheduler unavailable", carries marl4j's reason.
-        StepVerifier.create(reactor.core.publisher.Flux.range(1, 3).publishOn(s))
-                .expectErrorMatches(e -> e instanceof java.util.concurrent.RejectedExecutionException
+        StepVerifier.create(Flux.range(1, 3).publishOn(s))
+                .expectErrorMatches(e -> e instanceof RejectedExecutionException
                         && causesSay(e, "is closed"))
                 .verify(TestSchedulers.PATIENCE);
-        StepVerifier.create(reactor.core.publisher.Mono.just(1).subscribeOn(s))
-                .expectErrorMatches(e -> e instanceof java.util.concurrent.RejectedExecutionException
+        StepVerifier.create(Mono.just(1).subscribeOn(s))
+                .expectErrorMatches(e -> e instanceof RejectedExecutionException
                         && causesSay(e, "is closed"))
                 .verify(TestSchedulers.PATIENCE);
     }
@@ -77,41 +100,41 @@ class BorrowedMarlSchedulerTest extends MarlSchedulerContract {
     @Test
     void theOwnersBoundedClose_cancelsASuspendedTasksWait_withoutReportingItAsAnError() {
         MarlScheduler s = create(2);
-        java.util.Queue<Throwable> reported = new java.util.concurrent.ConcurrentLinkedQueue<>();
-        reactor.core.scheduler.Schedulers.onHandleError("borrowed-close-test", (thread, error) -> reported.add(error));
+        Queue<Throwable> reported = new ConcurrentLinkedQueue<>();
+        Schedulers.onHandleError("borrowed-close-test", (thread, error) -> reported.add(error));
         try {
             CompletableFuture<Throwable> unwound = new CompletableFuture<>();
             s.schedule(() -> {
                 try {
-                    Publishers.awaitFirst(reactor.core.publisher.Mono.never());
+                    Publishers.awaitFirst(Mono.never());
                 } catch (Throwable t) {
                     unwound.complete(t);
                     throw t;
                 }
             });
-            marl.close(java.time.Duration.ofMillis(100)); // gives up on the wait: cancels it
-            org.junit.jupiter.api.Assertions.assertInstanceOf(org.marl4j.FiberCancelledException.class, TestSchedulers.get(unwound));
+            marl.close(Duration.ofMillis(100)); // gives up on the wait: cancels it
+            assertInstanceOf(FiberCancelledException.class, TestSchedulers.get(unwound));
             // close() returned after the task ended, and the report (if any) came before it ended
-            org.junit.jupiter.api.Assertions.assertEquals(java.util.List.of(), java.util.List.copyOf(reported),
+            assertEquals(List.of(), List.copyOf(reported),
                     "the cancellation of a wait by the scheduler's close is no task failure to report");
         } finally {
-            reactor.core.scheduler.Schedulers.resetOnHandleError("borrowed-close-test");
+            Schedulers.resetOnHandleError("borrowed-close-test");
         }
     }
 
     @Test
     void closingTheBorrowedScheduler_stopsAFluxInterval_insteadOfWaitingForItForever() {
         MarlScheduler s = create(2);
-        java.util.concurrent.atomic.AtomicInteger ticks = new java.util.concurrent.atomic.AtomicInteger();
-        reactor.core.Disposable interval = reactor.core.publisher.Flux.interval(java.time.Duration.ofMillis(5), s)
+        AtomicInteger ticks = new AtomicInteger();
+        Disposable interval = Flux.interval(Duration.ofMillis(5), s)
                 .subscribe(tick -> ticks.incrementAndGet());
-        org.awaitility.Awaitility.await().atMost(TestSchedulers.PATIENCE).until(() -> ticks.get() >= 3);
+        await().atMost(TestSchedulers.PATIENCE).until(() -> ticks.get() >= 3);
         // As a ScheduledThreadPoolExecutor's shutdown() cancels its periodic tasks: the next tick is
         // refused, so close() does not wait for a timer that re-arms itself for ever. As with a
         // disposed Reactor scheduler, the interval then stops without a signal.
-        org.marl4j.TaskErrors.join(TestSchedulers.startThread("closer", marl::close));
+        TaskErrors.join(TestSchedulers.startThread("closer", marl::close));
         int afterClose = ticks.get();
-        org.junit.jupiter.api.Assertions.assertEquals(afterClose, ticks.get(), "no tick after close");
+        assertEquals(afterClose, ticks.get(), "no tick after close");
         interval.dispose();
     }
 
@@ -127,23 +150,23 @@ class BorrowedMarlSchedulerTest extends MarlSchedulerContract {
     void dispose_beforeAWorkersDrainStarted_stillEndsTheQueuedPeriodicRun_soTerminationCompletes() {
         MarlScheduler s = create(1);
         reactor.core.scheduler.Scheduler.Worker worker = s.createWorker();
-        java.util.concurrent.CountDownLatch holding = new java.util.concurrent.CountDownLatch(1);
+        CountDownLatch holding = new CountDownLatch(1);
         WorkerHold release = new WorkerHold();
-        java.util.concurrent.atomic.AtomicInteger runs = new java.util.concurrent.atomic.AtomicInteger();
-        reactor.core.Disposable periodic = worker.schedulePeriodically(() -> {
+        AtomicInteger runs = new AtomicInteger();
+        Disposable periodic = worker.schedulePeriodically(() -> {
             if (runs.incrementAndGet() == 1) {
                 marl.enqueue(new Task(() -> marl.enqueue(new Task(() -> {
                     holding.countDown();
                     release.hold(); // holds the only worker thread: the drain waits behind it
                 }))));
             }
-        }, 0, 1, java.util.concurrent.TimeUnit.NANOSECONDS);
+        }, 0, 1, TimeUnit.NANOSECONDS);
         awaitLatch(holding);
         s.dispose();
         release.release();
         StepVerifier.create(s.disposeGracefully()).expectComplete().verify(TestSchedulers.PATIENCE);
-        org.junit.jupiter.api.Assertions.assertEquals(1, runs.get(), "the periodic task ran after dispose()");
-        org.junit.jupiter.api.Assertions.assertTrue(periodic.isDisposed());
+        assertEquals(1, runs.get(), "the periodic task ran after dispose()");
+        assertTrue(periodic.isDisposed());
     }
 
     /**
@@ -152,33 +175,33 @@ class BorrowedMarlSchedulerTest extends MarlSchedulerContract {
      * deadline heap does: close() lets a scheduler's own tasks enqueue while it drains, so a task
      * that re-queues itself there keeps it open for ever.
      */
-    @org.junit.jupiter.params.ParameterizedTest(name = "{0} worker threads, period {1} ms, on a Worker: {2}")
-    @org.junit.jupiter.params.provider.CsvSource({"1, 0, false", "2, 0, true", "4, 0, false", "1, 1, true", "2, 1, false",
+    @ParameterizedTest(name = "{0} worker threads, period {1} ms, on a Worker: {2}")
+    @CsvSource({"1, 0, false", "2, 0, true", "4, 0, false", "1, 1, true", "2, 1, false",
             "4, 1, true"})
     void closingTheBorrowedScheduler_endsAPeriodicTaskThatReArmsAtOnce(int workers, long periodMillis, boolean onWorker) {
         MarlScheduler s = create(workers);
         reactor.core.scheduler.Scheduler.Worker worker = s.createWorker();
-        java.util.concurrent.atomic.AtomicInteger runs = new java.util.concurrent.atomic.AtomicInteger();
+        AtomicInteger runs = new AtomicInteger();
         Runnable body = () -> {
             runs.incrementAndGet();
             if (periodMillis > 0) {
-                org.marl4j.Fiber.sleep(java.time.Duration.ofMillis(3 * periodMillis)); // every run is late
+                Fiber.sleep(Duration.ofMillis(3 * periodMillis)); // every run is late
             }
         };
-        reactor.core.Disposable periodic = onWorker
-                ? worker.schedulePeriodically(body, 0, periodMillis, java.util.concurrent.TimeUnit.MILLISECONDS)
-                : s.schedulePeriodically(body, 0, periodMillis, java.util.concurrent.TimeUnit.MILLISECONDS);
-        org.awaitility.Awaitility.await().atMost(TestSchedulers.PATIENCE).until(() -> runs.get() >= 3);
+        Disposable periodic = onWorker
+                ? worker.schedulePeriodically(body, 0, periodMillis, TimeUnit.MILLISECONDS)
+                : s.schedulePeriodically(body, 0, periodMillis, TimeUnit.MILLISECONDS);
+        await().atMost(TestSchedulers.PATIENCE).until(() -> runs.get() >= 3);
         Thread closer = TestSchedulers.startThread("closer", marl::close);
         try {
-            org.awaitility.Awaitility.await("close() of the borrowed scheduler")
+            await("close() of the borrowed scheduler")
                     .atMost(TestSchedulers.PATIENCE).until(() -> !closer.isAlive());
         } finally {
             periodic.dispose(); // lets a close that hung end, so that the next tests run
             worker.dispose();
-            org.marl4j.TaskErrors.join(closer);
+            TaskErrors.join(closer);
         }
-        org.junit.jupiter.api.Assertions.assertTrue(periodic.isDisposed());
+        assertTrue(periodic.isDisposed());
     }
 
     /**
@@ -187,29 +210,30 @@ class BorrowedMarlSchedulerTest extends MarlSchedulerContract {
      * never comes. A race over many rounds (each a new MarlScheduler over the same marl scheduler),
      * bounded in rounds and time; it does not catch the window every run.
      */
-    @org.junit.jupiter.params.ParameterizedTest(name = "{0} worker threads")
-    @org.junit.jupiter.params.provider.ValueSource(ints = {1, 2})
+    @ParameterizedTest(name = "{0} worker threads")
+    @ValueSource(ints = {1, 2})
     void aPeriodicTaskScheduledAsAGracefulDisposeLands_isCancelled_soTerminationCompletes(int workers) {
         create(workers);
-        long until = System.nanoTime() + java.time.Duration.ofSeconds(3).toNanos();
+        long until = System.nanoTime() + Duration.ofSeconds(3).toNanos();
         for (int round = 0; round < 5_000 && System.nanoTime() - until < 0; round++) {
             MarlScheduler s = MarlScheduler.from(marl);
-            java.util.concurrent.atomic.AtomicBoolean go = new java.util.concurrent.atomic.AtomicBoolean();
+            AtomicBoolean go = new AtomicBoolean();
             Thread scheduling = Thread.ofPlatform().start(() -> {
                 while (!go.get()) {
                     Thread.onSpinWait(); // both sides start together: the window is a few instructions wide
                 }
                 try {
-                    s.schedulePeriodically(() -> {}, 0, 1, java.util.concurrent.TimeUnit.MILLISECONDS);
-                } catch (java.util.concurrent.RejectedExecutionException disposedFirst) {
+                    s.schedulePeriodically(() -> {}, 0, 1, TimeUnit.MILLISECONDS);
+                } catch (RejectedExecutionException disposedFirst) {
                     // the dispose won the race outright: nothing to cancel
                 }
             });
             go.set(true);
-            StepVerifier.create(s.disposeGracefully()).expectComplete().verify(java.time.Duration.ofSeconds(10));
-            org.marl4j.TaskErrors.join(scheduling);
+            StepVerifier.create(s.disposeGracefully()).expectComplete().verify(Duration.ofSeconds(10));
+            TaskErrors.join(scheduling);
         }
     }
+
     /**
      * A Worker whose drain saw the scheduler disposed stops draining for good; a periodic run whose
      * timer fired just before dispose() can still be queued on it afterwards, and must be dropped
@@ -218,21 +242,21 @@ class BorrowedMarlSchedulerTest extends MarlSchedulerContract {
      * non-positive period keep their timers firing, so dispose() often lands in that window; a race
      * over many rounds, bounded in rounds and time.
      */
-    @org.junit.jupiter.params.ParameterizedTest(name = "{0} worker threads")
-    @org.junit.jupiter.params.provider.ValueSource(ints = {1, 2, 4})
+    @ParameterizedTest(name = "{0} worker threads")
+    @ValueSource(ints = {1, 2, 4})
     void dispose_whileAWorkersPeriodicTimersFire_stillEndsEveryPeriodicTask_soTerminationCompletes(int workers) {
         create(workers);
-        long until = System.nanoTime() + java.time.Duration.ofSeconds(3).toNanos();
+        long until = System.nanoTime() + Duration.ofSeconds(3).toNanos();
         for (int round = 0; round < 20_000 && System.nanoTime() - until < 0; round++) {
             MarlScheduler s = MarlScheduler.from(marl);
             reactor.core.scheduler.Scheduler.Worker worker = s.createWorker();
-            java.util.concurrent.atomic.AtomicInteger runs = new java.util.concurrent.atomic.AtomicInteger();
+            AtomicInteger runs = new AtomicInteger();
             for (int k = 0; k < 3; k++) {
-                worker.schedulePeriodically(runs::incrementAndGet, 0, 0, java.util.concurrent.TimeUnit.NANOSECONDS);
+                worker.schedulePeriodically(runs::incrementAndGet, 0, 0, TimeUnit.NANOSECONDS);
             }
             long patience = System.nanoTime() + TestSchedulers.PATIENCE.toNanos();
             while (runs.get() < 5) { // a spin, not Awaitility's polls: rounds must be quick for the race to show
-                org.junit.jupiter.api.Assertions.assertTrue(System.nanoTime() - patience < 0, "the periodic tasks never ran");
+                assertTrue(System.nanoTime() - patience < 0, "the periodic tasks never ran");
                 Thread.onSpinWait();
             }
             s.dispose();
