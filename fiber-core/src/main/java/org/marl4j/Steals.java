@@ -4,14 +4,15 @@ import java.util.Arrays;
 
 /**
  * Steals is the stealing of tasks between {@link Work}s, from both sides, and one worker's steal
- * buffer. As the victim's ({@link #steal}, {@link #stealWaiting}): a thief takes half the victim's
- * tasks (oldest first, up to {@link #MAX_STEAL_BATCH}) in one hold of the victim's lock, returns
- * the first and keeps the rest in its own steal buffer. As the thief's: its owner empties that
- * buffer into its policy as soon as it holds its own lock again ({@link #addStolen}); so a burst
- * made on one worker is shared in a few steals, at no allocation per task. Which victim's task a
- * thief leaves alone is the thief's business ({@link FreshTaskRule}), and when it steals is
- * {@link Spinning}'s. An instance is one Work's steal buffer, which that Work holds; the works a
- * steal acts on come as arguments.
+ * buffer. As the victim's ({@link #steal}, {@link #stealWaiting}): a thief takes the victim's
+ * oldest task and half the rest (up to {@link #MAX_STEAL_BATCH}, from the newest end with a {@link
+ * FifoPolicy}: {@link FifoPolicy#stealNewest()} says why) in one hold of the victim's lock, returns
+ * the oldest and keeps the rest, in their queued order, in its own steal buffer. As the thief's:
+ * its owner empties that buffer into its policy as soon as it holds its own lock again ({@link
+ * #addStolen}); so a burst made on one worker is shared in a few steals, at no allocation per task.
+ * Which victim's task a thief leaves alone is the thief's business ({@link FreshTaskRule}), and
+ * when it steals is {@link Spinning}'s. An instance is one Work's steal buffer, which that Work
+ * holds; the works a steal acts on come as arguments.
  *
  * <p>Lock discipline: a steal takes the victim's lock ({@link Work#lock}) and releases it before it
  * returns; a thief never holds its own lock while it takes a victim's, so no thread holds two. The
@@ -67,8 +68,9 @@ final class Steals {
 
     /**
      * stealAndUnlock(victim, into) is the body of both steals: called with victim's lock just taken,
-     * it takes the oldest stealable task, and up to half the rest (capped) into the steal buffer of
-     * the thief {@code into}, oldest first, and releases the lock. The rest are taken only between
+     * it takes the oldest stealable task, and up to half the rest (capped, {@link
+     * Work#stealNewerLocked()}) into the steal buffer of the thief {@code into}, in their queued
+     * order, and releases the lock. The rest are taken only between
      * built-in policies, whose enqueue never throws, so no stolen task can be lost on the way.
      * Called on the thief's own thread, which adds them all to its own policy with {@link #addStolen}.
      */
@@ -85,7 +87,7 @@ final class Steals {
             Task[] buffer = thief.stolen;
             int n = 0;
             for (; n < more; n++) {
-                Task task = victim.stealLocked();
+                Task task = victim.stealNewerLocked();
                 if (task == null) {
                     break;
                 }
@@ -95,10 +97,19 @@ final class Steals {
                 }
                 buffer[n] = task;
             }
+            reverse(buffer, n); // taken newest first: the thief's policy gets them in their queued order
             thief.numStolen = n;
             return first;
         } finally {
             victim.lock.unlock();
+        }
+    }
+
+    private static void reverse(Task[] tasks, int n) {
+        for (int i = 0, j = n - 1; i < j; i++, j--) {
+            Task t = tasks[i];
+            tasks[i] = tasks[j];
+            tasks[j] = t;
         }
     }
 

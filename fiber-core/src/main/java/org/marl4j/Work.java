@@ -102,6 +102,8 @@ final class Work {
     final Deadlines deadlines = new Deadlines();
     /** True with a built-in policy, whose enqueue never throws: its tasks may come through the inboxes and steal buffer. */
     final boolean lockFreeEnqueue;
+    /** The policy when it is a {@link FifoPolicy}, which gives a thief's batch from its newest end; else null. */
+    private final FifoPolicy fifo;
     /** The owner's counters; only the owner writes them (here, its idle sleeps). */
     private final WorkerStats stats;
     /** Set by requestStop() (a worker thread, at close) or by unbind() (a bound worker): the owner drains, then stops. */
@@ -202,6 +204,7 @@ final class Work {
         this.policy = policy;
         this.stats = stats;
         this.lockFreeEnqueue = policy instanceof FifoPolicy || policy instanceof PriorityPolicy;
+        this.fifo = policy instanceof FifoPolicy fifoPolicy ? fifoPolicy : null;
         this.suspended = Fiber.sentinel();
         setActivity(IDLE); // until its thread runs: a worker not started yet has not stalled
     }
@@ -632,6 +635,20 @@ final class Work {
     @GuardedBy("lock")
     int numTasksLocked() {
         return (int) NUM_TASKS.get(this);
+    }
+
+    /**
+     * stealNewerLocked() takes one more task for a thief's batch, after {@link #stealLocked()} in
+     * the same hold of the lock: with a {@link FifoPolicy} its newest stealable task, with another
+     * policy what its {@code steal} gives. Null if none is left to steal.
+     */
+    @GuardedBy("lock")
+    Task stealNewerLocked() {
+        Task task = fifo != null ? fifo.stealNewest() : policy.steal();
+        if (task != null) {
+            removedTask();
+        }
+        return task;
     }
 
     /** stealLocked() takes a stealable task, or returns null: for a thief, or a pinned wait of the owner. */

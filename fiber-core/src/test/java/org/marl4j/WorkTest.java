@@ -6,11 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * One worker's queues on their own, without threads: a thief's steal takes the oldest half of a
- * victim's tasks, in order, and hands them to the thief's policy through its steal buffer.
+ * One worker's queues on their own, without threads: a thief's steal takes a victim's oldest task
+ * and the newest half of the rest, and hands them to the thief's policy through its steal buffer in
+ * their queued order; the victim keeps the older half.
  */
 class WorkTest {
 
@@ -51,17 +53,23 @@ class WorkTest {
         return taken;
     }
 
+    /** concat(lists...) joins lists in order. */
+    @SafeVarargs
+    private static List<Task> concat(List<Task>... lists) {
+        return Stream.of(lists).flatMap(List::stream).toList();
+    }
+
     @Test
-    void aSteal_takesTheOldestHalf_inOrder_andLeavesTheRestToTheVictim() {
+    void aSteal_takesTheOldestTaskAndTheNewestHalfOfTheRest_inQueuedOrder_andLeavesTheOlderHalfToTheVictim() {
         Work victim = new Work(new FifoPolicy(), new WorkerStats());
         Work thief = new Work(new FifoPolicy(), new WorkerStats());
         List<Task> tasks = enqueue(victim, 1000);
 
         assertSame(tasks.get(0), stealInto(victim, thief));
 
-        // The oldest, then half of the 999 left (499): more than the steal buffer's first size.
-        assertEquals(tasks.subList(0, 500), drain(thief));
-        assertEquals(tasks.subList(500, 1000), drain(victim));
+        // The oldest, then the newest half of the 999 left (499): more than the steal buffer's first size.
+        assertEquals(concat(tasks.subList(0, 1), tasks.subList(501, 1000)), drain(thief));
+        assertEquals(tasks.subList(1, 501), drain(victim));
     }
 
     @Test
@@ -70,11 +78,32 @@ class WorkTest {
         Work thief = new Work(new FifoPolicy(), new WorkerStats());
         List<Task> tasks = enqueue(victim, 10);
 
-        stealInto(victim, thief); // 0, then 1..4 (half of the 9 left)
-        stealInto(victim, thief); // 5, then 6..7 (half of the 4 left)
+        stealInto(victim, thief); // 0, then 6..9 (the newest half of the 9 left)
+        stealInto(victim, thief); // 1, then 4..5 (the newest half of the 4 left)
 
-        assertEquals(tasks.subList(0, 8), drain(thief));
-        assertEquals(tasks.subList(8, 10), drain(victim));
+        assertEquals(concat(tasks.subList(0, 1), tasks.subList(6, 10), tasks.subList(1, 2), tasks.subList(4, 6)),
+                drain(thief));
+        assertEquals(tasks.subList(2, 4), drain(victim));
         assertNull(victim.steal(thief), "nothing is left to steal");
+    }
+
+    @Test
+    void aStealFromAPolicyHoldingSameThreadTasks_takesOnlyStealableOnes_andLeavesTheRestToTheVictim() {
+        Work victim = new Work(new FifoPolicy(), new WorkerStats());
+        Work thief = new Work(new FifoPolicy(), new WorkerStats());
+        List<Task> stealable = enqueue(victim, 4);
+        Task pinned = new Task(() -> {}, Task.Flag.SAME_THREAD);
+        victim.lock.lock();
+        try {
+            victim.drainInbox();
+            victim.addTask(pinned); // the newest task: the batch's scan from the newest end must pass it
+        } finally {
+            victim.lock.unlock();
+        }
+
+        assertSame(stealable.get(0), stealInto(victim, thief));
+
+        assertEquals(concat(stealable.subList(0, 1), stealable.subList(2, 4)), drain(thief));
+        assertEquals(List.of(stealable.get(1), pinned), drain(victim));
     }
 }
