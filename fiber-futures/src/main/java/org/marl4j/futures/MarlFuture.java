@@ -42,16 +42,25 @@ final class MarlFuture<V> implements RunnableFuture<V> {
     private static final int FAILED = 3;
     private static final int CANCELLED = 4;
     private static final VarHandle STATE;
+    private static final VarHandle CLAIMED;
 
     static {
         try {
             STATE = MethodHandles.lookup().findVarHandle(MarlFuture.class, "state", int.class);
+            CLAIMED = MethodHandles.lookup().findVarHandle(MarlFuture.class, "claimed", boolean.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
     }
 
     private volatile int state;
+    /**
+     * Set by the one run() call that may run the body, before it writes {@code running} and
+     * {@code runner}: a second run() racing it (two threads given the same future) must not
+     * overwrite them, or cancel(true) would cancel and interrupt the loser instead of the body.
+     */
+    @SuppressWarnings("unused") // accessed through CLAIMED
+    private volatile boolean claimed;
     /** Nulled when done, so a finished future does not keep its body reachable. */
     private Callable<V> callable;
     private V result;
@@ -86,7 +95,7 @@ final class MarlFuture<V> implements RunnableFuture<V> {
     public void run() {
         // Read before the CAS: once the CAS succeeds a concurrent cancel() may null the field.
         Callable<V> body = callable;
-        if (body == null || state != NEW) {
+        if (body == null || state != NEW || !CLAIMED.compareAndSet(this, false, true)) {
             return;
         }
         Thread thread = Fiber.current() == null ? Thread.currentThread() : null;

@@ -144,4 +144,42 @@ class MarlFutureRunnerInterruptTest {
         assertFalse(runner.isAlive());
         assertFalse(interruptedAfterRun.get(), "the cancellation's interrupt outlived run()");
     }
+
+    /**
+     * Two threads racing to run one future: whichever runs the body is the one cancel(true)
+     * interrupts, never the one that lost (which must not overwrite or clear what the winner set).
+     */
+    @Test
+    void cancelTrue_withTwoThreadsRacingToRunIt_interruptsTheOneRunningTheBody() throws Exception {
+        for (int i = 0; i < 200; i++) {
+            CountDownLatch started = new CountDownLatch(1);
+            AtomicBoolean interrupted = new AtomicBoolean();
+            MarlFuture<Object> future = new MarlFuture<>(() -> {
+                started.countDown();
+                try {
+                    new CountDownLatch(1).await(PATIENCE_S, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    interrupted.set(true);
+                }
+                return null;
+            }, null);
+            CountDownLatch go = new CountDownLatch(1);
+            Runnable racer = () -> {
+                try {
+                    go.await();
+                } catch (InterruptedException e) {
+                    throw new AssertionError(e);
+                }
+                future.run();
+            };
+            Thread a = TestSchedulers.startThread("racer-a", racer);
+            Thread b = TestSchedulers.startThread("racer-b", racer);
+            go.countDown();
+            assertTrue(started.await(PATIENCE_S, TimeUnit.SECONDS));
+            assertTrue(future.cancel(true));
+            a.join(TimeUnit.SECONDS.toMillis(PATIENCE_S));
+            b.join(TimeUnit.SECONDS.toMillis(PATIENCE_S));
+            assertTrue(interrupted.get(), "iteration " + i + ": cancel(true) missed the thread running the body");
+        }
+    }
 }
