@@ -52,6 +52,9 @@ import org.marl4j.Task;
  * wrapped in {@link AwaitException}, the one unchecked type this class adds.
  */
 public final class Futures {
+    private static final String STAGE_NULL =
+            "stage must not be null: pass a CompletionStage (CompletableFuture.completedFuture(null) for a null value)";
+
     private Futures() {}
 
     /**
@@ -76,7 +79,7 @@ public final class Futures {
      * @throws NullPointerException if stage is null
      */
     public static <T> T await(CompletionStage<T> stage) {
-        Objects.requireNonNull(stage, "stage must not be null");
+        Objects.requireNonNull(stage, STAGE_NULL);
         if (isPlainFuture(stage)) {
             CompletableFuture<T> future = (CompletableFuture<T>) stage;
             if (future.isDone()) {
@@ -159,7 +162,7 @@ public final class Futures {
      * @throws NullPointerException if stage or timeout is null
      */
     public static <T> T await(CompletionStage<T> stage, Duration timeout) throws TimeoutException {
-        Objects.requireNonNull(stage, "stage must not be null");
+        Objects.requireNonNull(stage, STAGE_NULL);
         long nanos = toNanos(timeout);
         Outcome<T> outcome = new Outcome<>();
         StageWaiters<T> waiters = null;
@@ -388,7 +391,7 @@ public final class Futures {
     }
 
     private static long toNanos(Duration timeout) {
-        Objects.requireNonNull(timeout, "timeout must not be null");
+        Objects.requireNonNull(timeout, "timeout must not be null: use await(stage) to wait without one");
         try {
             return timeout.toNanos();
         } catch (ArithmeticException overflow) {

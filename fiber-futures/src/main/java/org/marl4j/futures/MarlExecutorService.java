@@ -20,6 +20,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.marl4j.Fiber;
 import org.marl4j.FiberCancellation;
+import org.marl4j.FiberCancelledException;
 import org.marl4j.Scheduler;
 import org.marl4j.SuspendedFiber;
 import org.marl4j.Task;
@@ -340,7 +341,14 @@ public final class MarlExecutorService extends AbstractExecutorService {
      * meanwhile (which shuts the executor down) and the tasks finish: it notices that close within
      * some 20 ms.
      *
+     * <p>Called on a fiber whose waits are cancelled (see {@link FiberCancellation}), it returns true
+     * if the executor has already terminated, and otherwise throws
+     * {@link FiberCancelledException} as an interrupted thread's throws InterruptedException: at
+     * once (an elapsed timeout still just returns false), leaving the executor as it was (it does not shut it down).
+     *
      * @throws InterruptedException if a plain thread is interrupted while waiting
+     * @throws FiberCancelledException if the calling fiber's waits are cancelled and the executor
+     *     has not terminated
      */
     @Override
     public boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
@@ -390,6 +398,17 @@ public final class MarlExecutorService extends AbstractExecutorService {
      * {@link #isTerminated()} still false; the executor terminates by itself once the caller's task
      * has returned. Over a borrowed scheduler there is no such case: close() returns terminated.
      *
+     * <p>Called on a fiber whose waits are cancelled (inside a cancelled {@link FiberCancellation}, as
+     * in a task cancelled with {@code cancel(true)} or {@code shutdownNow()}, or on a fiber of a
+     * scheduler closing with {@link Scheduler#close(Duration)}), it cannot wait at all: every wait
+     * of that fiber throws {@link FiberCancelledException}. It then does what an interrupted
+     * thread's close does first: it calls {@link #shutdownNow()}, so queued tasks never run and
+     * running ones have their fiber waits cancelled. If that ended every task (for an owned
+     * scheduler outside its fibers: terminated it), close returns normally; otherwise it throws
+     * {@link FiberCancelledException} without waiting, with the executor shut down and terminating
+     * as its remaining tasks finish. The fiber's waits stay cancelled either way, as an interrupted
+     * close leaves the interrupt status set.
+     *
      * <p>A close still waiting after five seconds logs, once, at WARNING how many tasks it waits for,
      * where the scheduler's suspended fibers wait, and (called on one of its fibers) that a close
      * from one of the executor's tasks waits for itself.
@@ -420,6 +439,21 @@ public final class MarlExecutorService extends AbstractExecutorService {
                     shutdownNow();
                     interrupted = true;
                 }
+            } catch (FiberCancelledException cancelled) {
+                // The fiber's waits are cancelled: every later wait would throw at once, so unlike an
+                // interrupted thread it cannot keep waiting. It stops the tasks as the interrupt would
+                // and gives up, unless that was enough to end them.
+                shutdownNow();
+                if (done.isOpen()) {
+                    break;
+                }
+                FiberCancelledException gaveUp = new FiberCancelledException("close() of " + this
+                        + " gave up waiting: the calling fiber's waits are cancelled (a cancelled FiberCancellation, "
+                        + "or its scheduler closing). It called shutdownNow(): queued tasks were dropped and running "
+                        + "ones had their fiber waits cancelled; wait for termination from a fiber or thread that "
+                        + "can still wait (awaitTermination)");
+                gaveUp.initCause(cancelled);
+                throw gaveUp;
             }
         }
         if (interrupted) {

@@ -10,6 +10,7 @@ import java.util.concurrent.RunnableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
+import org.marl4j.Fiber;
 import org.marl4j.FiberCancellation;
 
 /**
@@ -24,9 +25,15 @@ import org.marl4j.FiberCancellation;
  * </pre>
  * {@code result}/{@code failure} are written before the CAS out of RUNNING and read only after
  * seeing a final state. A body whose future was cancelled while it ran finishes, and its CAS fails:
- * the result is dropped. {@code cancel(true)} interrupts nothing: it cancels the running body's
- * fiber waits instead, through the {@link FiberCancellation} the body runs in (see
- * {@link MarlExecutorService}).
+ * the result is dropped. {@code cancel(true)} cancels the running body's fiber waits, through the
+ * {@link FiberCancellation} the body runs in (see {@link MarlExecutorService}); it interrupts a
+ * thread only when the body runs off a fiber, on a plain thread that called {@link #run()} itself
+ * (a future {@code shutdownNow()} handed back), as {@code FutureTask} interrupts its runner.
+ *
+ * <p>That interrupt never lands after run() has returned, and does not outlive it: cancel() marks
+ * INTERRUPTING before it reads {@code runner}, run() clears {@code runner} before it reads the mark
+ * (all volatile), so either cancel() sees no runner, or run() sees the mark, waits until the
+ * interrupt is delivered and then clears the status that interrupt set.
  */
 final class MarlFuture<V> implements RunnableFuture<V> {
     private static final int NEW = 0;
@@ -35,16 +42,25 @@ final class MarlFuture<V> implements RunnableFuture<V> {
     private static final int FAILED = 3;
     private static final int CANCELLED = 4;
     private static final VarHandle STATE;
+    private static final VarHandle CLAIMED;
 
     static {
         try {
             STATE = MethodHandles.lookup().findVarHandle(MarlFuture.class, "state", int.class);
+            CLAIMED = MethodHandles.lookup().findVarHandle(MarlFuture.class, "claimed", boolean.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
     }
 
     private volatile int state;
+    /**
+     * Set by the one run() call that may run the body, before it writes {@code running} and
+     * {@code runner}: a second run() racing it (two threads given the same future) must not
+     * overwrite them, or cancel(true) would cancel and interrupt the loser instead of the body.
+     */
+    @SuppressWarnings("unused") // accessed through CLAIMED
+    private volatile boolean claimed;
     /** Nulled when done, so a finished future does not keep its body reachable. */
     private Callable<V> callable;
     private V result;
@@ -55,6 +71,13 @@ final class MarlFuture<V> implements RunnableFuture<V> {
      */
     private FiberCancellation running;
     private final Latch done = new Latch();
+    /** The plain thread running the body, for cancel(true) to interrupt; null on a fiber, whose thread is shared. */
+    private volatile Thread runner;
+    /** Where cancel(true)'s interrupt of {@code runner} stands: NO_INTERRUPT, INTERRUPTING or INTERRUPTED. */
+    private volatile int interrupt;
+    private static final int NO_INTERRUPT = 0;
+    private static final int INTERRUPTING = 1;
+    private static final int INTERRUPTED = 2;
     /** Told once, when the future reaches a final state; may be null. */
     private final Consumer<? super MarlFuture<V>> onDone;
 
@@ -63,25 +86,52 @@ final class MarlFuture<V> implements RunnableFuture<V> {
         this.onDone = onDone;
     }
 
-    /** run() runs the body if nobody has run or cancelled this future yet; never throws. */
+    /**
+     * run() runs the body if nobody has run or cancelled this future yet; never throws. Off a fiber,
+     * a cancel(true) meanwhile interrupts the calling thread, and the interrupt status it set is
+     * cleared again before run() returns.
+     */
     @Override
     public void run() {
         // Read before the CAS: once the CAS succeeds a concurrent cancel() may null the field.
         Callable<V> body = callable;
-        if (body == null || state != NEW) {
+        if (body == null || state != NEW || !CLAIMED.compareAndSet(this, false, true)) {
             return;
         }
-        try (FiberCancellation scope = FiberCancellation.open()) {
-            running = scope;
-            if (!STATE.compareAndSet(this, NEW, RUNNING)) {
-                return;
+        Thread thread = Fiber.current() == null ? Thread.currentThread() : null;
+        try {
+            try (FiberCancellation scope = FiberCancellation.open()) {
+                running = scope;
+                runner = thread; // before the CAS: a cancel() that sees RUNNING sees it
+                if (!STATE.compareAndSet(this, NEW, RUNNING)) {
+                    return;
+                }
+                V value = body.call();
+                result = value;
+                finish(SUCCESS);
+            } catch (Throwable t) {
+                failure = t;
+                finish(FAILED);
             }
-            V value = body.call();
-            result = value;
-            finish(SUCCESS);
-        } catch (Throwable t) {
-            failure = t;
-            finish(FAILED);
+        } finally {
+            if (thread != null) {
+                releaseRunner();
+            }
+        }
+    }
+
+    /**
+     * releaseRunner() ends cancel(true)'s right to interrupt this thread, waits for an interrupt
+     * already under way to land, and clears it: it was for the body, not the caller's next work.
+     */
+    private void releaseRunner() {
+        runner = null;
+        int i;
+        while ((i = interrupt) == INTERRUPTING) {
+            Thread.onSpinWait(); // cancel() is between two field accesses and one interrupt() call
+        }
+        if (i == INTERRUPTED) {
+            Thread.interrupted();
         }
     }
 
@@ -93,9 +143,10 @@ final class MarlFuture<V> implements RunnableFuture<V> {
 
     /**
      * cancel(mayInterruptIfRunning) moves a NEW or RUNNING future to CANCELLED; a NEW one will never
-     * run. No thread is interrupted either way: the body of a running one goes on and its result is
-     * dropped, and with mayInterruptIfRunning its fiber's waits throw FiberCancelledException, the
-     * one it is suspended in and every later one, so it unwinds.
+     * run. The body of a running one goes on and its result is dropped; with mayInterruptIfRunning
+     * its fiber's waits throw FiberCancelledException, the one it is suspended in and every later
+     * one, so it unwinds, and a body run off a fiber by a plain thread's run() has that thread
+     * interrupted, as FutureTask does. A worker thread, shared by fibers, is never interrupted.
      */
     @Override
     public boolean cancel(boolean mayInterruptIfRunning) {
@@ -107,10 +158,26 @@ final class MarlFuture<V> implements RunnableFuture<V> {
             if (STATE.compareAndSet(this, s, CANCELLED)) {
                 if (s == RUNNING && mayInterruptIfRunning) {
                     running.cancel();
+                    interruptRunner();
                 }
                 signalDone();
                 return true;
             }
+        }
+    }
+
+    /** interruptRunner() interrupts the plain thread running the body, if one still is (see releaseRunner). */
+    private void interruptRunner() {
+        interrupt = INTERRUPTING;
+        Thread thread = runner;
+        if (thread == null) {
+            interrupt = NO_INTERRUPT;
+            return;
+        }
+        try {
+            thread.interrupt();
+        } finally {
+            interrupt = INTERRUPTED;
         }
     }
 
