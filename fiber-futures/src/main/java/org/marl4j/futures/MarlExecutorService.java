@@ -59,13 +59,15 @@ import org.marl4j.Task;
  * and are interruptible; on a fiber they are not interruptible (the worker thread's interrupt
  * status belongs to all its fibers).
  *
- * <p>Cancellation and interrupts: fibers share their worker threads, so interrupting "the thread
- * running a task" would hit whatever other fiber, or idle worker loop, runs there next. So this
- * executor never interrupts a thread. {@code Future.cancel(true)} on a running task cancels its
- * fiber's waits instead (a {@link FiberCancellation}): the wait it is suspended in, a
- * {@code Futures.await}, a {@code get()} or a {@link org.marl4j.WaitGroup}, and every later one
- * throw {@link org.marl4j.FiberCancelledException} (a {@code CancellationException}), so the body
- * unwinds as an interrupted one would. Either way a task not yet started never runs, a running one
+ * <p>Cancellation and interrupts: fibers share their worker threads, so interrupting a worker
+ * thread would hit whatever other fiber, or idle worker loop, runs there next. So this executor
+ * never interrupts a worker thread. It interrupts a fiber that is its own thread (the {@link
+ * org.marl4j.FiberEngine#VIRTUAL_THREADS} engine), and a plain thread running a future that
+ * {@link #shutdownNow()} handed back, as a pool interrupts its threads. {@code Future.cancel(true)}
+ * on a running task also cancels its fiber's waits (a {@link FiberCancellation}): the wait it is
+ * suspended in, a {@code Futures.await}, a {@code get()} or a {@link org.marl4j.WaitGroup}, and
+ * every later one throw {@link org.marl4j.FiberCancelledException} (a {@code
+ * CancellationException}), so the body unwinds as an interrupted one would. Either way a task not yet started never runs, a running one
  * is marked cancelled, its waiters get {@link java.util.concurrent.CancellationException} at once,
  * and its result is dropped; a body that never waits can poll {@code isCancelled()} on its future.
  * {@link #invokeAny} cancels the tasks that lost this way, as {@link #invokeAll(Collection, long,
