@@ -85,23 +85,28 @@ final class Deadlines {
 
     /**
      * dropDelayed(work) is a bounded close giving up: it cancels every delayed task still pending here,
-     * as {@code ScheduledThreadPoolExecutor.shutdownNow()} drops its queue, and returns how many.
+     * as {@code ScheduledThreadPoolExecutor.shutdownNow()} drops its queue, runs their
+     * {@link DelayedTask#onDrop} actions, and returns how many.
      */
     @Excludes("work.lock")
     static int dropDelayed(Work work) {
+        List<DelayedTask> dropped = new ArrayList<>();
         work.lock.lock();
         try {
-            int dropped = 0;
             for (DelayedTask task : work.deadlines.removeDelayedTasks()) {
                 if (task.cancelForClose()) {
-                    dropped++;
+                    dropped.add(task);
                 }
             }
             work.wakeOwner(); // it may have been sleeping until the first of them was due
-            return dropped;
         } finally {
             work.lock.unlock();
         }
+        // Outside the lock: a drop action may cancel other delayed tasks, which takes it.
+        for (DelayedTask task : dropped) {
+            task.dropped();
+        }
+        return dropped.size();
     }
 
     /** delayedSummary(work) is, for close()'s warning, how many delayed tasks are pending here and when the first is due ("" if none). */

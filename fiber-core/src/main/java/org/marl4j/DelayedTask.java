@@ -1,6 +1,8 @@
 package org.marl4j;
 
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * DelayedTask is the handle of a task enqueued with {@link Scheduler#enqueue(Task, java.time.Duration)}:
@@ -22,6 +24,13 @@ public final class DelayedTask extends Timed {
     private static final int PENDING = 0;
     private static final int STARTED = 1;
     private static final int CANCELLED = 2;
+    /** Cancelled by a bounded close that gave up: {@link #isCancelled()} too, and the drop action runs. */
+    private static final int DROPPED = 3;
+    /** What {@link #dropAction} holds once the drop action ran (or the drop found none yet). */
+    private static final Runnable DROP_DONE = () -> {};
+
+    /** The {@link #onDrop} action: null until set, {@link #DROP_DONE} once the drop has taken it. */
+    private final AtomicReference<Runnable> dropAction = new AtomicReference<>();
 
     private final AtomicInteger state = new AtomicInteger(PENDING);
     private final Worker worker;
@@ -56,9 +65,60 @@ public final class DelayedTask extends Timed {
         return true;
     }
 
-    /** cancelForClose() is {@link #cancel()} by a bounded close, whose caller takes the task out of the heap itself. */
+    /**
+     * cancelForClose() is {@link #cancel()} by a bounded close, whose caller takes the task out of
+     * the heap itself, and then, outside its lock, calls {@link #dropped()}.
+     */
     boolean cancelForClose() {
-        return state.compareAndSet(PENDING, CANCELLED);
+        return state.compareAndSet(PENDING, DROPPED);
+    }
+
+    /** dropped() runs the {@link #onDrop} action, if one is set, after {@link #cancelForClose()} dropped this task. */
+    void dropped() {
+        runDropAction();
+    }
+
+    /**
+     * onDrop(action) sets what runs if {@link Scheduler#close(Duration)} gives up and drops this
+     * task before it started: the owner of a task that stood for a waiter (a timer that resumes
+     * someone) learns that it will never run, and can end that wait instead of leaving it for ever.
+     * The action runs once, on the closing thread (at once, on this thread, if the task was already
+     * dropped); never if the task starts or {@link #cancel()} cancels it. It runs outside the
+     * scheduler's locks, so it may cancel other delayed tasks; it should be short, and an exception
+     * it throws goes to the uncaught exception handler of the thread that runs it.
+     *
+     * @param action what to run if a bounded close drops this task
+     * @throws IllegalStateException if a drop action is already set
+     */
+    public void onDrop(Runnable action) {
+        Objects.requireNonNull(action, "action must not be null");
+        Runnable prior = dropAction.compareAndExchange(null, action);
+        if (prior == DROP_DONE) {
+            runSafely(action); // dropped before the action was set: the drop found none to run
+            return;
+        }
+        if (prior != null) {
+            throw new IllegalStateException("this delayed task already has a drop action: onDrop takes one per task");
+        }
+        if (state.get() == DROPPED) {
+            runDropAction(); // dropped meanwhile: whichever of this and dropped() comes second finds DROP_DONE
+        }
+    }
+
+    private void runDropAction() {
+        Runnable action = dropAction.getAndSet(DROP_DONE);
+        if (action != null && action != DROP_DONE) {
+            runSafely(action);
+        }
+    }
+
+    private static void runSafely(Runnable action) {
+        try {
+            action.run();
+        } catch (Throwable thrown) {
+            Thread thread = Thread.currentThread();
+            thread.getUncaughtExceptionHandler().uncaughtException(thread, thrown);
+        }
     }
 
     /**
@@ -67,7 +127,8 @@ public final class DelayedTask extends Timed {
      * @return whether the task was cancelled before it started
      */
     public boolean isCancelled() {
-        return state.get() == CANCELLED;
+        int now = state.get();
+        return now == CANCELLED || now == DROPPED;
     }
 
     /**

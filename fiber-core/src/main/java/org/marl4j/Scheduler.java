@@ -372,8 +372,9 @@ public final class Scheduler implements AutoCloseable {
      * scheduler still suspended in a wait on a marl4j primitive is then resumed with a
      * {@link FiberCancelledException} thrown from that wait, so it unwinds and its {@code finally}
      * blocks run, and every later wait of this scheduler's fibers throws one at once; every delayed
-     * task still pending is cancelled ({@link DelayedTask#isCancelled()}), as
-     * {@code ScheduledThreadPoolExecutor.shutdownNow()} drops its queue; close then completes once
+     * task still pending is cancelled ({@link DelayedTask#isCancelled()}, and its
+     * {@link DelayedTask#onDrop} action runs), as {@code ScheduledThreadPoolExecutor.shutdownNow()} drops
+     * its queue; close then completes once
      * the tasks have unwound, and logs at WARNING what it cancelled. A task that holds its thread
      * without waiting (a loop, a blocking call outside marl4j) cannot be cancelled: close still waits
      * for it, and logs its stack. Bound threads are cancelled too, but close still waits for each

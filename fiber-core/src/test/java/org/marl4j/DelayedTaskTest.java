@@ -165,6 +165,41 @@ class DelayedTaskTest {
         TestSchedulers.assertNoThreadsLeft(config.getThreadNamePrefix());
     }
 
+    @ForEachWorkerCount
+    void aBoundedCloseThatDropsADelayedTask_runsItsDropActionOnce_evenOneSetAfterTheDrop(int workers) {
+        AtomicInteger dropActions = new AtomicInteger();
+        AtomicInteger notDropped = new AtomicInteger();
+        Scheduler scheduler = new Scheduler(TestSchedulers.config(workers));
+        DelayedTask dropped;
+        DelayedTask droppedBeforeItsAction;
+        scheduler.bind();
+        try {
+            // With no worker threads, only the bound thread's own worker holds delayed tasks.
+            java.util.function.Function<Runnable, Task> task =
+                    body -> workers == 0 ? new Task(body, Task.Flag.SAME_THREAD) : new Task(body);
+            dropped = scheduler.enqueue(task.apply(() -> {}), Duration.ofHours(1));
+            dropped.onDrop(dropActions::incrementAndGet);
+            droppedBeforeItsAction = scheduler.enqueue(task.apply(() -> {}), Duration.ofHours(1));
+            DelayedTask cancelled = scheduler.enqueue(task.apply(() -> {}), Duration.ofHours(1));
+            cancelled.onDrop(notDropped::incrementAndGet);
+            assertTrue(cancelled.cancel());
+            WaitGroup done = new WaitGroup(1);
+            DelayedTask ran = scheduler.enqueue(task.apply(done::done), Duration.ZERO);
+            ran.onDrop(notDropped::incrementAndGet);
+            done.await();
+            IllegalStateException twice = assertThrows(IllegalStateException.class, () -> dropped.onDrop(() -> {}));
+            assertTrue(twice.getMessage().contains("onDrop takes one"), twice.getMessage());
+        } finally {
+            scheduler.close(Duration.ofMillis(20)); // unbinds this thread; gives up on the hour-long task
+        }
+        assertTrue(dropped.isCancelled());
+        assertEquals(1, dropActions.get(), "the dropped task's action ran once, during the close");
+        assertEquals(0, notDropped.get(), "a cancelled or started task's drop action never runs");
+
+        droppedBeforeItsAction.onDrop(dropActions::incrementAndGet);
+        assertEquals(2, dropActions.get(), "set after the drop: it runs at once");
+    }
+
     @Test
     void misuseThrowsWithAMessage() {
         Scheduler scheduler = new Scheduler(TestSchedulers.config(1));

@@ -73,7 +73,9 @@ public fun Scheduler.asCoroutineDispatcher(): MarlDispatcher = MarlDispatcher(th
  * view costs about one scheduler task per step, as this dispatcher does.
  *
  * A cancelled `delay` cancels its delayed task, so it neither runs nor holds up
- * [Scheduler.close].
+ * [Scheduler.close]. A `delay` or `withTimeout` still pending when [Scheduler.close] with a timeout
+ * gives up cancels its coroutine's job (the close drops its timer, which would otherwise never fire),
+ * so the coroutine unwinds on [Dispatchers.IO], as a refused step does, instead of waiting for ever.
  *
  * @property scheduler the scheduler whose workers run this dispatcher's coroutines.
  */
@@ -129,8 +131,8 @@ public class MarlDispatcher internal constructor(public val scheduler: Scheduler
     /**
      * Resumes [continuation] after [timeMillis] milliseconds, from a delayed task in the
      * scheduler's deadline heap. Cancelling the continuation cancels the delayed task. If the
-     * scheduler refuses the delayed task, cancels the coroutine's job and the continuation, which
-     * then resumes at once with the refusal.
+     * scheduler refuses the delayed task, or a bounded [Scheduler.close] drops it, cancels the
+     * coroutine's job and the continuation, which then resumes at once with that cancellation.
      *
      * @param timeMillis how long to wait, in milliseconds.
      * @param continuation the suspended `delay` call to resume.
@@ -150,11 +152,20 @@ public class MarlDispatcher internal constructor(public val scheduler: Scheduler
             continuation.cancel(refusal)
         } ?: return
         continuation.invokeOnCancellation { delayed.cancel() }
+        // A bounded close that gives up drops the task, which would leave the coroutine suspended
+        // for ever: end its delay the way a refusal does, as the close ends its fibers' waits.
+        delayed.onDrop {
+            val dropped = dropped(timeMillis)
+            continuation.context.cancel(dropped)
+            continuation.cancel(dropped)
+        }
     }
 
     /**
      * Runs [block] after [timeMillis] milliseconds, from a delayed task in the scheduler's deadline
      * heap: the timer `withTimeout` uses. Disposing the returned handle cancels the delayed task.
+     * If the scheduler refuses the delayed task, or a bounded [Scheduler.close] drops it, cancels
+     * the job of [context] instead.
      *
      * @param timeMillis how long to wait, in milliseconds.
      * @param block what to run when the time is up.
@@ -171,8 +182,17 @@ public class MarlDispatcher internal constructor(public val scheduler: Scheduler
         }
         // withTimeout always has a job of its own in the context, so cancelling it is enough.
         val delayed = schedule(timeMillis, block) { refusal -> context.cancel(refusal) } ?: return NoTimeout
+        // Dropped by a bounded close, the timeout would never fire, and a body waiting for something
+        // that never comes would wait for ever: cancel it instead, as a refused timeout is.
+        delayed.onDrop { context.cancel(dropped(timeMillis)) }
         return DisposableHandle { delayed.cancel() }
     }
+
+    private fun dropped(timeMillis: Long): CancellationException = CancellationException(
+        "$this: Scheduler.close(timeout) gave up and dropped the pending timer of a delay or timeout of " +
+            "$timeMillis ms, so the coroutine is cancelled instead of waiting for ever; close() without a " +
+            "timeout waits for such timers, and cancelling the coroutines before closing ends them sooner",
+    )
 
     /** Enqueues [action] after [timeMillis]; if the scheduler refuses, passes [refused] the refusal and returns null. */
     private fun schedule(timeMillis: Long, action: Runnable, refused: (CancellationException) -> Unit): DelayedTask? {

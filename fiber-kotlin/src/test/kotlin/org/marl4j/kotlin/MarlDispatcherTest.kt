@@ -2,6 +2,11 @@ package org.marl4j.kotlin
 
 import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.CoroutineStart
+import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.async
+import kotlinx.coroutines.awaitAll
+import kotlinx.coroutines.test.resetMain
+import kotlinx.coroutines.test.setMain
 import kotlinx.coroutines.InternalCoroutinesApi
 import kotlinx.coroutines.TimeoutCancellationException
 import kotlinx.coroutines.awaitCancellation
@@ -174,6 +179,36 @@ class MarlDispatcherTest {
         }
         assertEquals(2_000, ran.get())
         assertTrue(most.get() <= 2, "at most 2 at once, saw ${most.get()}")
+    }
+
+    @Test
+    fun limitedParallelismBelowOneIsRefusedNamingTheValue_andAboveTheWorkerCountIsAccepted() = onScheduler(1) { scheduler ->
+        val dispatcher = scheduler.asCoroutineDispatcher()
+        for (bad in intArrayOf(0, -1, Int.MIN_VALUE)) {
+            val thrown = assertThrows<IllegalArgumentException> { dispatcher.limitedParallelism(bad, "bad") }
+            assertTrue(thrown.message!!.contains("at least 1, got $bad"), thrown.message)
+        }
+        // More places than worker threads limits nothing, as kotlinx's views over a smaller pool.
+        val wide = dispatcher.limitedParallelism(1_000)
+        assertEquals(1_000, List(100) { async(wide) { 10 } }.awaitAll().sum())
+    }
+
+    @OptIn(kotlinx.coroutines.ExperimentalCoroutinesApi::class)
+    @Test
+    fun asTheMainDispatcherOfATest_itRunsMainsStepsAndTimers() = onScheduler(1) { scheduler ->
+        Dispatchers.setMain(scheduler.asCoroutineDispatcher())
+        try {
+            // kotlinx-coroutines-test's Main delegates dispatch and Delay to the dispatcher set.
+            val ranOn = withContext(Dispatchers.Main) {
+                delay(1)
+                withTimeout(TestSchedulers.PATIENCE.toMillis()) { Scheduler.get() }
+            }
+            assertSame(scheduler, ranOn)
+            assertThrows<TimeoutCancellationException> { withContext(Dispatchers.Main) { withTimeout(1) { awaitCancellation() } } }
+        } finally {
+            Dispatchers.resetMain()
+        }
+        assertFalse(defaultExecutorRunning(), "$DEFAULT_EXECUTOR was started")
     }
 
     @Test

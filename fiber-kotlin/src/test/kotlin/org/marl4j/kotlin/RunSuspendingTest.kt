@@ -175,6 +175,54 @@ class RunSuspendingTest {
         }
 
     /**
+     * runSuspending inside runSuspending on a bound thread of a zero-worker scheduler: each call has
+     * its own inbox, and a step of either level that another thread resumes reaches the bound
+     * thread while the calls wait, whichever of them waits innermost.
+     */
+    @Test
+    fun nestedOnABoundThreadOfAZeroWorkerScheduler_bothLevelsAreResumedFromOtherThreads() =
+        TestSchedulers.withBoundScheduler(0) { _ ->
+            val caller = workerThread()
+            val total = runSuspending {
+                val outer = withContext(Dispatchers.IO) { 1 }
+                assertSame(caller, workerThread())
+                val inner = async {
+                    runSuspending { // a coroutine's fiber waits here, on the same bound thread
+                        val fromIo = withContext(Dispatchers.IO) { 2 }
+                        assertSame(caller, workerThread())
+                        delay(1)
+                        withTimeout(TestSchedulers.PATIENCE.toMillis()) { withContext(Dispatchers.IO) { fromIo } }
+                    }
+                }
+                // Resumed from an IO thread while the inner call may still be waiting.
+                val late = withContext(Dispatchers.IO) { 3 }
+                assertSame(caller, workerThread())
+                outer + inner.await() + late
+            }
+            assertEquals(6, total)
+        }
+
+    /**
+     * runSuspending called by coroutines that run on the scheduler's own dispatcher (re-entrant):
+     * each waits on its fiber, so even one worker thread runs every inner coroutine meanwhile.
+     */
+    @ParameterizedTest(name = "{0} worker threads")
+    @ValueSource(ints = [0, 1, 2, 4])
+    fun calledFromCoroutinesOnTheDispatcher_eachWaitsOnItsFiber_andNoneDeadlocks(workers: Int) =
+        onScheduler(workers) { _ ->
+            val callers = 50
+            val sum = List(callers) { index ->
+                async {
+                    runSuspending {
+                        assertNotNull(Fiber.current())
+                        withContext(Dispatchers.IO) { delay(1); index }
+                    }
+                }
+            }.awaitAll().sum()
+            assertEquals(callers * (callers - 1) / 2, sum)
+        }
+
+    /**
      * A child started undispatched on an IO thread runs there until it first suspends: a `delay` or
      * `withTimeout` it starts there must wait, as its dispatches from that thread do (handed to the
      * bound thread on a zero-worker scheduler), not be refused as from an unbound thread and cancel
