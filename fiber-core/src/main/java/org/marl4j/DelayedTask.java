@@ -1,8 +1,9 @@
 package org.marl4j;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * DelayedTask is the handle of a task enqueued with {@link Scheduler#enqueue(Task, java.time.Duration)}:
@@ -29,8 +30,22 @@ public final class DelayedTask extends Timed {
     /** What {@link #dropAction} holds once the drop action ran (or the drop found none yet). */
     private static final Runnable DROP_DONE = () -> {};
 
-    /** The {@link #onDrop} action: null until set, {@link #DROP_DONE} once the drop has taken it. */
-    private final AtomicReference<Runnable> dropAction = new AtomicReference<>();
+    private static final VarHandle DROP_ACTION;
+
+    static {
+        try {
+            DROP_ACTION = MethodHandles.lookup().findVarHandle(DelayedTask.class, "dropAction", Runnable.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /**
+     * The {@link #onDrop} action: null until set, {@link #DROP_DONE} once the drop has taken it. A
+     * field, not an AtomicReference: every delay (each Kotlin {@code delay}) makes one of these.
+     */
+    @SuppressWarnings("unused") // accessed through DROP_ACTION
+    private volatile Runnable dropAction;
 
     private final AtomicInteger state = new AtomicInteger(PENDING);
     private final Worker worker;
@@ -92,7 +107,7 @@ public final class DelayedTask extends Timed {
      */
     public void onDrop(Runnable action) {
         Objects.requireNonNull(action, "action must not be null");
-        Runnable prior = dropAction.compareAndExchange(null, action);
+        Runnable prior = (Runnable) DROP_ACTION.compareAndExchange(this, (Runnable) null, action);
         if (prior == DROP_DONE) {
             runSafely(action); // dropped before the action was set: the drop found none to run
             return;
@@ -106,7 +121,7 @@ public final class DelayedTask extends Timed {
     }
 
     private void runDropAction() {
-        Runnable action = dropAction.getAndSet(DROP_DONE);
+        Runnable action = (Runnable) DROP_ACTION.getAndSet(this, DROP_DONE);
         if (action != null && action != DROP_DONE) {
             runSafely(action);
         }
