@@ -64,15 +64,7 @@ public final class FifoPolicy implements SchedulingPolicy {
             return tasks.pollFirst();
         }
         // A SAME_THREAD task at the head must not strand the stealable ones behind it.
-        Iterator<Task> queued = tasks.iterator();
-        for (int i = 0; i < STEAL_SCAN && queued.hasNext(); i++) {
-            Task task = queued.next();
-            if (!task.is(Task.Flag.SAME_THREAD)) {
-                queued.remove();
-                return task;
-            }
-        }
-        return null;
+        return removeFirstStealable(tasks.iterator());
     }
 
     /**
@@ -87,7 +79,11 @@ public final class FifoPolicy implements SchedulingPolicy {
         if (sameThreadTasks == 0) {
             return tasks.pollLast();
         }
-        Iterator<Task> queued = tasks.descendingIterator();
+        return removeFirstStealable(tasks.descendingIterator());
+    }
+
+    /** removeFirstStealable(queued) removes the first task not SAME_THREAD among the next STEAL_SCAN, or returns null. */
+    private static Task removeFirstStealable(Iterator<Task> queued) {
         for (int i = 0; i < STEAL_SCAN && queued.hasNext(); i++) {
             Task task = queued.next();
             if (!task.is(Task.Flag.SAME_THREAD)) {
