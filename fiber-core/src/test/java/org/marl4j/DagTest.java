@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.function.Consumer;
@@ -335,14 +336,17 @@ class DagTest {
         });
     }
 
-    /** FIFO, but enqueued() refuses one task when asked: a custom policy that throws. */
+    /**
+     * FIFO, but enqueued() refuses the first task offered once armed: a custom policy that throws.
+     * Armed by a node's own work, not by a count of enqueues: with several workers a thief re-offers
+     * a task it steals to its own policy, which a count would take for the enqueue to refuse.
+     */
     static final class RefusingOnce extends ForwardingPolicy {
-        /** How many enqueues pass before the one refused; negative: none is refused. */
-        static final AtomicInteger PASS_BEFORE_REFUSING = new AtomicInteger(-1);
+        static final AtomicBoolean ARMED = new AtomicBoolean();
 
         @Override
         public void enqueued(Task task) {
-            if (PASS_BEFORE_REFUSING.getAndUpdate(n -> n >= 0 ? n - 1 : n) == 0) {
+            if (ARMED.compareAndSet(true, false)) {
                 throw new IllegalStateException("policy refused the task");
             }
             super.enqueued(task);
@@ -363,12 +367,14 @@ class DagTest {
             }
             Throwable thrown = TestSchedulers.runOnFiber(scheduler, () -> {
                 Dag.Builder<Data> b = Dag.builder();
-                Dag.Node<Data> p = b.root().then(push("P")); // a task: the enqueue let through
+                Dag.Node<Data> p = b.root().then(d -> { // a task: the enqueue let through
+                    d.order.add("P");
+                    RefusingOnce.ARMED.set(true); // the next task offered to a policy is A's
+                });
                 b.root().then(push("Q")); // inline on the caller
                 p.then(push("A")).then(push("A2")); // A's task, enqueued from P's, is refused: A, A2 skipped
                 p.then(push("B")); // inline after P, in P's task
                 Dag<Data> dag = b.build();
-                RefusingOnce.PASS_BEFORE_REFUSING.set(1);
                 try {
                     dag.run(data);
                     return null;
@@ -380,7 +386,7 @@ class DagTest {
             assertEquals(Set.of("P", "Q", "B"), Set.copyOf(data.order));
             assertEquals(3, data.order.size());
         } finally {
-            RefusingOnce.PASS_BEFORE_REFUSING.set(-1);
+            RefusingOnce.ARMED.set(false);
             scheduler.close(java.time.Duration.ofSeconds(1)); // cancels a run() left waiting instead of hanging
         }
         errors.assertNone();
