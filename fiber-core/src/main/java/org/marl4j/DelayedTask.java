@@ -88,10 +88,6 @@ public final class DelayedTask extends Timed {
         return state.compareAndSet(PENDING, DROPPED);
     }
 
-    /** dropped() runs the {@link #onDrop} action, if one is set, after {@link #cancelForClose()} dropped this task. */
-    void dropped() {
-        runDropAction();
-    }
 
     /**
      * onDrop(action) sets what runs if {@link Scheduler#close(Duration)} gives up and drops this
@@ -106,7 +102,7 @@ public final class DelayedTask extends Timed {
      * @throws IllegalStateException if a drop action is already set
      */
     public void onDrop(Runnable action) {
-        Objects.requireNonNull(action, "action must not be null");
+        Objects.requireNonNull(action, "action must not be null: pass what should run if a bounded close drops this task");
         Runnable prior = (Runnable) DROP_ACTION.compareAndExchange(this, (Runnable) null, action);
         if (prior == DROP_DONE) {
             runSafely(action); // dropped before the action was set: the drop found none to run
@@ -116,11 +112,15 @@ public final class DelayedTask extends Timed {
             throw new IllegalStateException("this delayed task already has a drop action: onDrop takes one per task");
         }
         if (state.get() == DROPPED) {
-            runDropAction(); // dropped meanwhile: whichever of this and dropped() comes second finds DROP_DONE
+            dropped(); // dropped meanwhile: whichever of this and the close's dropped() comes second finds DROP_DONE
         }
     }
 
-    private void runDropAction() {
+    /**
+     * dropped() runs the {@link #onDrop} action, if one is set, once {@link #cancelForClose()} has
+     * dropped this task; an action set later finds {@code DROP_DONE} and runs at once.
+     */
+    void dropped() {
         Runnable action = (Runnable) DROP_ACTION.getAndSet(this, DROP_DONE);
         if (action != null && action != DROP_DONE) {
             runSafely(action);

@@ -189,6 +189,8 @@ class DelayedTaskTest {
             done.await();
             IllegalStateException twice = assertThrows(IllegalStateException.class, () -> dropped.onDrop(() -> {}));
             assertTrue(twice.getMessage().contains("onDrop takes one"), twice.getMessage());
+            NullPointerException none = assertThrows(NullPointerException.class, () -> droppedBeforeItsAction.onDrop(null));
+            assertTrue(none.getMessage().contains("action must not be null"), none.getMessage());
         } finally {
             scheduler.close(Duration.ofMillis(20)); // unbinds this thread; gives up on the hour-long task
         }

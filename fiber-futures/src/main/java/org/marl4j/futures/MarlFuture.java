@@ -102,7 +102,9 @@ final class MarlFuture<V> implements RunnableFuture<V> {
         try {
             try (FiberCancellation scope = FiberCancellation.open()) {
                 running = scope;
-                runner = thread; // before the CAS: a cancel() that sees RUNNING sees it
+                if (thread != null) {
+                    runner = thread; // before the CAS: a cancel() that sees RUNNING sees it
+                }
                 if (!STATE.compareAndSet(this, NEW, RUNNING)) {
                     return;
                 }
