@@ -7,7 +7,7 @@ import java.util.Arrays;
  * buffer. As the victim's ({@link #steal}, {@link #stealWaiting}): a thief takes the victim's
  * oldest task and half the rest (up to {@link #MAX_STEAL_BATCH}, from the newest end with a {@link
  * FifoPolicy}: {@link FifoPolicy#stealNewest()} says why) in one hold of the victim's lock, returns
- * the oldest and keeps the rest, in their queued order, in its own steal buffer. As the thief's:
+ * the oldest and keeps the rest in its own steal buffer. As the thief's:
  * its owner empties that buffer into its policy as soon as it holds its own lock again ({@link
  * #addStolen}); so a burst made on one worker is shared in a few steals, at no allocation per task.
  * Which victim's task a thief leaves alone is the thief's business ({@link FreshTaskRule}), and
@@ -36,6 +36,8 @@ final class Steals {
      */
     private Task[] stolen = new Task[64];
     private int numStolen;
+    /** Whether the steal buffer holds its tasks newest first (a {@link FifoPolicy} victim's batch). */
+    private boolean stolenNewestFirst;
 
     /**
      * steal(victim, into) takes tasks from victim for a spinning thief whose work is {@code into},
@@ -69,8 +71,8 @@ final class Steals {
     /**
      * stealAndUnlock(victim, into) is the body of both steals: called with victim's lock just taken,
      * it takes the oldest stealable task, and up to half the rest (capped, {@link
-     * Work#stealNewerLocked()}) into the steal buffer of the thief {@code into}, in their queued
-     * order, and releases the lock. The rest are taken only between
+     * Work#stealNewerLocked()}) into the steal buffer of the thief {@code into}, in the order the
+     * victim gives them (newest first from a {@link FifoPolicy}), and releases the lock. The rest are taken only between
      * built-in policies, whose enqueue never throws, so no stolen task can be lost on the way.
      * Called on the thief's own thread, which adds them all to its own policy with {@link #addStolen}.
      */
@@ -97,8 +99,8 @@ final class Steals {
                 }
                 buffer[n] = task;
             }
-            reverse(buffer, n); // taken newest first: the thief's policy gets them in their queued order
             thief.numStolen = n;
+            thief.stolenNewestFirst = victim.stealsNewestFirst();
             return first;
         } finally {
             victim.lock.unlock();
@@ -115,7 +117,7 @@ final class Steals {
 
     /**
      * addStolen(owner, first) adds what owner's thread (this buffer's) just stole to owner's policy:
-     * {@code first}, then the steal buffer in order, which it empties (so it keeps no finished task
+     * {@code first}, then the steal buffer in queued order, which it empties (so it keeps no finished task
      * alive). If the policy throws (a custom one whose bounded queue is full: a single task is
      * stolen between custom policies too), the tasks it has not taken have already left their
      * victim: they become owner's pending tasks, offered to its policy again at its next drain, and
@@ -126,6 +128,9 @@ final class Steals {
         int n = numStolen;
         numStolen = 0;
         Task[] buffer = stolen;
+        if (stolenNewestFirst) {
+            reverse(buffer, n); // back to their queued order, here rather than under the victim's lock
+        }
         int added = -1; // -1 until first is in the policy, then how many of the buffer are
         try {
             owner.addTask(first);

@@ -637,6 +637,11 @@ final class Work {
         return (int) NUM_TASKS.get(this);
     }
 
+    /** stealsNewestFirst() is whether {@link #stealNewerLocked()} gives a batch newest first. */
+    boolean stealsNewestFirst() {
+        return fifo != null;
+    }
+
     /**
      * stealNewerLocked() takes one more task for a thief's batch, after {@link #stealLocked()} in
      * the same hold of the lock: with a {@link FifoPolicy} its newest stealable task, with another

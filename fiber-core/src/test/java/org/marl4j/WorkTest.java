@@ -106,4 +106,17 @@ class WorkTest {
         assertEquals(concat(stealable.subList(0, 1), stealable.subList(2, 4)), drain(thief));
         assertEquals(List.of(stealable.get(1), pinned), drain(victim));
     }
+
+    @Test
+    void aStealFromAPriorityPolicy_keepsTheOrderItsStealGives_forTasksOfOnePriority() {
+        Work victim = new Work(new PriorityPolicy(), new WorkerStats());
+        Work thief = new Work(new PriorityPolicy(), new WorkerStats());
+        List<Task> tasks = enqueue(victim, 10);
+
+        assertSame(tasks.get(0), stealInto(victim, thief));
+
+        // Only a FifoPolicy gives its batch newest first; a priority policy's is taken as it comes.
+        assertEquals(tasks.subList(0, 5), drain(thief));
+        assertEquals(tasks.subList(5, 10), drain(victim));
+    }
 }
