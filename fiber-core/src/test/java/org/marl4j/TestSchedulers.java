@@ -21,6 +21,9 @@ public final class TestSchedulers {
     /** How long a test waits for something that should happen promptly before it fails. */
     public static final Duration PATIENCE = Duration.ofSeconds(30);
 
+    /** How long closing after a failed test body waits before it cancels the fibers the body left waiting. */
+    private static final Duration AFTER_FAILURE = Duration.ofSeconds(1);
+
     private static final AtomicInteger SEQUENCE = new AtomicInteger();
 
     private TestSchedulers() {}
@@ -45,7 +48,8 @@ public final class TestSchedulers {
     /**
      * withBoundScheduler(workers, body) creates a scheduler, binds it to this thread, runs body,
      * unbinds (unless body did, or closed the scheduler), closes, asserts that none of its worker
-     * threads is still alive, and fails if any task threw (see {@link TaskErrors}).
+     * threads is still alive, and fails if any task threw (see {@link TaskErrors}). A body that
+     * throws is reported after a close that cancels, within a second, the fibers it left waiting.
      */
     public static void withBoundScheduler(int workers, Consumer<Scheduler> body) {
         withBoundScheduler(config(workers), body);
@@ -62,9 +66,21 @@ public final class TestSchedulers {
         if (used.getUncaughtExceptionHandler() == null) {
             used.setUncaughtExceptionHandler(errors);
         }
-        try (Scheduler scheduler = new Scheduler(used); Scheduler.Binding binding = scheduler.bind()) {
+        Scheduler scheduler = new Scheduler(used);
+        try {
+            scheduler.bind();
             body.accept(scheduler);
+        } catch (Throwable failure) {
+            // A body that failed may have left fibers waiting for a signal it never sent: an unbounded
+            // close would wait for them forever and hide the failure behind the test's timeout.
+            try {
+                scheduler.close(AFTER_FAILURE);
+            } catch (Throwable closing) {
+                failure.addSuppressed(closing);
+            }
+            throw failure;
         }
+        scheduler.close(); // unbinds this thread first, unless the body did
         assertNoThreadsLeft(config.getThreadNamePrefix());
         errors.assertNone();
     }
