@@ -1,6 +1,7 @@
 package org.marl4j.futures;
 
 import java.time.Duration;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -40,6 +41,7 @@ final class FiberFriendlyFuture<T> extends CompletableFuture<T> {
 
     @Override
     public T get(long timeout, TimeUnit unit) throws InterruptedException, ExecutionException, TimeoutException {
+        Objects.requireNonNull(unit, "get(timeout, unit) needs a TimeUnit: pass one, such as TimeUnit.MILLISECONDS");
         if (!isDone() && Fiber.current() != null) {
             // The timed wait of Futures.await on this future itself: a wait that times out takes its
             // waiter back, where a derived stage (handle(...)) would stay on this future for good, one

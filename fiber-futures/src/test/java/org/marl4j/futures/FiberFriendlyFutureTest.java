@@ -123,6 +123,25 @@ class FiberFriendlyFutureTest {
     }
 
     @Test
+    void aTimedGetWithoutAUnit_throwsNamingTheFix() {
+        TestSchedulers.withBoundScheduler(1, scheduler -> {
+            CompletableFuture<String> pending = Futures.supplyAsync(scheduler, () -> "done").thenCompose(v -> new CompletableFuture<>());
+            NullPointerException onTheBoundThread = assertThrows(NullPointerException.class, () -> pending.get(1, null));
+            assertTrue(onTheBoundThread.getMessage().contains("TimeUnit"), onTheBoundThread.getMessage());
+            Throwable on = TestSchedulers.runOnFiber(scheduler, () -> {
+                try {
+                    pending.get(1, null);
+                    return null;
+                } catch (NullPointerException e) {
+                    return e;
+                }
+            });
+            assertInstanceOf(NullPointerException.class, on);
+            assertTrue(on.getMessage().contains("TimeUnit"), on.getMessage());
+        });
+    }
+
+    @Test
     void offAFiber_nothingChanges() throws Exception {
         try (Scheduler scheduler = new Scheduler(TestSchedulers.config(1))) {
             Event go = new Event(Event.Mode.MANUAL);

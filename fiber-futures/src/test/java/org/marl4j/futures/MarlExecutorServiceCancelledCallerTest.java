@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
@@ -80,6 +81,41 @@ class MarlExecutorServiceCancelledCallerTest {
             assertTrue(f.executor.awaitTermination(PATIENCE_S, TimeUnit.SECONDS),
                     "close() gave up without cancelling the running task's waits: " + f.executor);
             assertEquals(1, cancelled.get());
+            assertInstanceOf(FiberCancelledException.class,
+                    assertThrows(ExecutionException.class, running::get).getCause());
+        }
+    }
+
+    @ParameterizedTest(name = "workers={0}, owned={1}")
+    @MethodSource("kinds")
+    void close_onAFiberWhoseSchedulerGivesUpOnIt_stopsTheTasks_soBothClosesEnd(int workers, boolean owned) throws Exception {
+        try (ExecutorFixture f = new ExecutorFixture(workers, owned)) {
+            CompletableFuture<String> never = new CompletableFuture<>();
+            Event waiting = new Event(Event.Mode.MANUAL);
+            Future<?> running = f.executor.submit(() -> {
+                waiting.signal();
+                return Futures.await(never);
+            });
+            waiting.await();
+            Scheduler caller = new Scheduler(TestSchedulers.config(1));
+            Event closing = new Event(Event.Mode.MANUAL);
+            CompletableFuture<Optional<FiberCancelledException>> outcome = TestSchedulers.onFiber(caller, () -> {
+                closing.signal();
+                try {
+                    f.executor.close(); // waits for `running`, which only a cancellation ends
+                    return Optional.empty();
+                } catch (FiberCancelledException e) {
+                    return Optional.of(e);
+                }
+            });
+            closing.await();
+            // The caller's own scheduler gives up on it: its wait in close() is cancelled, as an
+            // interrupt ends a thread's, and close() must then stop the tasks rather than leave them.
+            caller.close(Duration.ofMillis(50));
+            TestSchedulers.get(outcome).ifPresent(e -> assertTrue(e.getMessage().contains("shutdownNow()"), e.getMessage()));
+            assertTrue(f.executor.isShutdown());
+            assertTrue(f.executor.awaitTermination(PATIENCE_S, TimeUnit.SECONDS),
+                    "close() gave up without cancelling the running task's waits: " + f.executor);
             assertInstanceOf(FiberCancelledException.class,
                     assertThrows(ExecutionException.class, running::get).getCause());
         }
