@@ -22,7 +22,7 @@ public final class TestSchedulers {
     public static final Duration PATIENCE = Duration.ofSeconds(30);
 
     /** How long closing after a failed test body waits before it cancels the fibers the body left waiting. */
-    private static final Duration AFTER_FAILURE = Duration.ofSeconds(1);
+    private static final Duration AFTER_FAILURE = Duration.ofMillis(100);
 
     private static final AtomicInteger SEQUENCE = new AtomicInteger();
 
@@ -49,7 +49,7 @@ public final class TestSchedulers {
      * withBoundScheduler(workers, body) creates a scheduler, binds it to this thread, runs body,
      * unbinds (unless body did, or closed the scheduler), closes, asserts that none of its worker
      * threads is still alive, and fails if any task threw (see {@link TaskErrors}). A body that
-     * throws is reported after a close that cancels, within a second, the fibers it left waiting.
+     * throws is reported after a close that soon cancels the fibers it left waiting.
      */
     public static void withBoundScheduler(int workers, Consumer<Scheduler> body) {
         withBoundScheduler(config(workers), body);
@@ -67,12 +67,24 @@ public final class TestSchedulers {
             used.setUncaughtExceptionHandler(errors);
         }
         Scheduler scheduler = new Scheduler(used);
-        try {
+        runThenClose(scheduler, () -> {
             scheduler.bind();
             body.accept(scheduler);
+        });
+        assertNoThreadsLeft(config.getThreadNamePrefix());
+        errors.assertNone();
+    }
+
+    /**
+     * runThenClose(scheduler, body) runs body, then closes scheduler (which unbinds this thread
+     * first, unless body did). A body that failed may have left fibers waiting for a signal it never
+     * sent: an unbounded close would wait for them for ever and hide the failure behind the test's
+     * timeout, so the close after a failure cancels them within {@link #AFTER_FAILURE}.
+     */
+    private static void runThenClose(Scheduler scheduler, Runnable body) {
+        try {
+            body.run();
         } catch (Throwable failure) {
-            // A body that failed may have left fibers waiting for a signal it never sent: an unbounded
-            // close would wait for them forever and hide the failure behind the test's timeout.
             try {
                 scheduler.close(AFTER_FAILURE);
             } catch (Throwable closing) {
@@ -80,24 +92,23 @@ public final class TestSchedulers {
             }
             throw failure;
         }
-        scheduler.close(); // unbinds this thread first, unless the body did
-        assertNoThreadsLeft(config.getThreadNamePrefix());
-        errors.assertNone();
+        scheduler.close();
     }
 
     /**
      * withScheduler(workers, body) creates a scheduler, binds it to the test thread only if it has
      * no workers (so its tasks run there), runs body, unbinds (running what is left), closes it, and
-     * checks no worker outlived it.
+     * checks no worker outlived it. A body that throws is reported as {@link #withBoundScheduler} reports it.
      */
     public static void withScheduler(int workers, Consumer<Scheduler> body) {
         Scheduler.Config config = config(workers);
-        try (Scheduler scheduler = new Scheduler(config)) {
+        Scheduler scheduler = new Scheduler(config);
+        runThenClose(scheduler, () -> {
             if (workers == 0) {
                 scheduler.bind(); // close() unbinds it, running what is left
             }
             body.accept(scheduler);
-        }
+        });
         assertNoThreadsLeft(config.getThreadNamePrefix());
     }
 
