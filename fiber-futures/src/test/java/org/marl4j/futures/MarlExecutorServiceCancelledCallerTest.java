@@ -45,23 +45,42 @@ class MarlExecutorServiceCancelledCallerTest {
         }
     }
 
+    /**
+     * submitAwaitingForever(f, cancelled) submits a task that awaits a future nobody completes,
+     * counting in {@code cancelled} the cancellation of its wait, and returns once it waits.
+     */
+    private static Future<?> submitAwaitingForever(ExecutorFixture f, AtomicInteger cancelled) {
+        CompletableFuture<String> never = new CompletableFuture<>();
+        Event waiting = new Event(Event.Mode.MANUAL);
+        Future<?> running = f.executor.submit(() -> {
+            waiting.signal();
+            try {
+                return Futures.await(never);
+            } catch (FiberCancelledException e) {
+                cancelled.incrementAndGet();
+                throw e;
+            }
+        });
+        waiting.await();
+        return running;
+    }
+
+    /** assertStoppedByClose(...): close() shut the executor down and cancelled the task's wait, so it terminates. */
+    private static void assertStoppedByClose(ExecutorFixture f, AtomicInteger cancelled, Future<?> running) throws Exception {
+        assertTrue(f.executor.isShutdown());
+        assertTrue(f.executor.awaitTermination(PATIENCE_S, TimeUnit.SECONDS),
+                "close() gave up without cancelling the running task's waits: " + f.executor);
+        assertEquals(1, cancelled.get());
+        assertInstanceOf(FiberCancelledException.class,
+                assertThrows(ExecutionException.class, running::get).getCause());
+    }
+
     @ParameterizedTest(name = "workers={0}, owned={1}")
     @MethodSource("kinds")
     void close_onACancelledFiber_callsShutdownNow_thenThrowsUnlessThatEndedTheTasks(int workers, boolean owned) throws Exception {
         try (ExecutorFixture f = new ExecutorFixture(workers, owned)) {
-            CompletableFuture<String> never = new CompletableFuture<>();
-            Event waiting = new Event(Event.Mode.MANUAL);
             AtomicInteger cancelled = new AtomicInteger();
-            Future<?> running = f.executor.submit(() -> {
-                waiting.signal();
-                try {
-                    return Futures.await(never);
-                } catch (FiberCancelledException e) {
-                    cancelled.incrementAndGet();
-                    throw e;
-                }
-            });
-            waiting.await();
+            Future<?> running = submitAwaitingForever(f, cancelled);
             Optional<FiberCancelledException> thrown = onAnotherSchedulersFiber(() -> {
                 try (FiberCancellation scope = FiberCancellation.open()) {
                     scope.cancel();
@@ -77,12 +96,7 @@ class MarlExecutorServiceCancelledCallerTest {
                 assertTrue(e.getMessage().contains("shutdownNow()"), e.getMessage());
                 assertInstanceOf(FiberCancelledException.class, e.getCause());
             });
-            assertTrue(f.executor.isShutdown());
-            assertTrue(f.executor.awaitTermination(PATIENCE_S, TimeUnit.SECONDS),
-                    "close() gave up without cancelling the running task's waits: " + f.executor);
-            assertEquals(1, cancelled.get());
-            assertInstanceOf(FiberCancelledException.class,
-                    assertThrows(ExecutionException.class, running::get).getCause());
+            assertStoppedByClose(f, cancelled, running);
         }
     }
 
@@ -90,13 +104,8 @@ class MarlExecutorServiceCancelledCallerTest {
     @MethodSource("kinds")
     void close_onAFiberWhoseSchedulerGivesUpOnIt_stopsTheTasks_soBothClosesEnd(int workers, boolean owned) throws Exception {
         try (ExecutorFixture f = new ExecutorFixture(workers, owned)) {
-            CompletableFuture<String> never = new CompletableFuture<>();
-            Event waiting = new Event(Event.Mode.MANUAL);
-            Future<?> running = f.executor.submit(() -> {
-                waiting.signal();
-                return Futures.await(never);
-            });
-            waiting.await();
+            AtomicInteger cancelled = new AtomicInteger();
+            Future<?> running = submitAwaitingForever(f, cancelled);
             Scheduler caller = new Scheduler(TestSchedulers.config(1));
             Event closing = new Event(Event.Mode.MANUAL);
             CompletableFuture<Optional<FiberCancelledException>> outcome = TestSchedulers.onFiber(caller, () -> {
@@ -113,11 +122,7 @@ class MarlExecutorServiceCancelledCallerTest {
             // interrupt ends a thread's, and close() must then stop the tasks rather than leave them.
             caller.close(Duration.ofMillis(50));
             TestSchedulers.get(outcome).ifPresent(e -> assertTrue(e.getMessage().contains("shutdownNow()"), e.getMessage()));
-            assertTrue(f.executor.isShutdown());
-            assertTrue(f.executor.awaitTermination(PATIENCE_S, TimeUnit.SECONDS),
-                    "close() gave up without cancelling the running task's waits: " + f.executor);
-            assertInstanceOf(FiberCancelledException.class,
-                    assertThrows(ExecutionException.class, running::get).getCause());
+            assertStoppedByClose(f, cancelled, running);
         }
     }
 
