@@ -28,7 +28,7 @@ final class LoomAccess {
      */
     private static final String WHERE_TO_PUT_IT = " Where it goes: Surefire's argLine for Maven tests,"
             + " MAVEN_OPTS for mvn exec:java (it runs in Maven's own JVM), jvmArgs for Gradle, the VM options"
-            + " of an IDE's run configuration; see 'Running with the flag' in marl4j's README.";
+            + " of an IDE's run configuration; see marl4j's guide, docs/running.md ('Running with the flags').";
 
     /**
      * The oldest JDK marl4j runs on: the one its build compiles and tests on. Both engines reach

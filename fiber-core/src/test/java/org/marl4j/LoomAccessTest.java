@@ -128,7 +128,7 @@ class LoomAccessTest {
         String message = LoomAccess.neitherEngineMessage(LoomAccessTest.class.getModule());
         assertTrue(message.contains("MAVEN_OPTS for mvn exec:java"), message);
         assertTrue(message.contains("Surefire's argLine"), message);
-        assertTrue(message.contains("'Running with the flag'"), message);
+        assertTrue(message.contains("docs/running.md ('Running with the flags')"), message);
     }
 
     @Test
