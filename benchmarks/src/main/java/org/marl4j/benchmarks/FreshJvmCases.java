@@ -73,6 +73,10 @@ final class FreshJvmCases {
                 http.add(new Case("marl4j " + engine + " connections=" + conns, HttpBenchmark.class,
                         jvm(engine, "-Xms1g", "-Xmx1g", BenchSupport.PRE_TOUCH), List.of("marl4j", conns, warm, secs)));
             }
+            // Without spinning: the server's own threads need the cores a spinning worker holds.
+            http.add(new Case("marl4j VIRTUAL_THREADS spin=0 connections=" + conns, HttpBenchmark.class,
+                    jvm("VIRTUAL_THREADS", "-Dhttp.spinMicros=0", "-Xms1g", "-Xmx1g", BenchSupport.PRE_TOUCH),
+                    List.of("marl4j", conns, warm, secs)));
             for (String what : List.of("virtualThreads", "fixed200")) {
                 http.add(new Case(what + " connections=" + conns, HttpBenchmark.class,
                         jvm(null, "-Xms1g", "-Xmx1g", BenchSupport.PRE_TOUCH), List.of(what, conns, warm, secs)));
@@ -80,6 +84,9 @@ final class FreshJvmCases {
             // A plain blocking call in the handler: only the virtual-thread engine keeps the workers free.
             httpSleep.add(new Case("marl4j VIRTUAL_THREADS connections=" + conns, HttpBenchmark.class,
                     jvm("VIRTUAL_THREADS", "-Dhttp.handler=sleep", "-Xms1g", "-Xmx1g", BenchSupport.PRE_TOUCH),
+                    List.of("marl4j", conns, warm, secs)));
+            httpSleep.add(new Case("marl4j VIRTUAL_THREADS spin=0 connections=" + conns, HttpBenchmark.class,
+                    jvm("VIRTUAL_THREADS", "-Dhttp.handler=sleep", "-Dhttp.spinMicros=0", "-Xms1g", "-Xmx1g", BenchSupport.PRE_TOUCH),
                     List.of("marl4j", conns, warm, secs)));
             httpSleep.add(new Case("virtualThreads connections=" + conns, HttpBenchmark.class,
                     jvm(null, "-Dhttp.handler=sleep", "-Xms1g", "-Xmx1g", BenchSupport.PRE_TOUCH),
