@@ -88,7 +88,6 @@ public final class DelayedTask extends Timed {
         return state.compareAndSet(PENDING, DROPPED);
     }
 
-
     /**
      * onDrop(action) sets what runs if {@link Scheduler#close(Duration)} gives up and drops this
      * task before it started: the owner of a task that stood for a waiter (a timer that resumes
@@ -96,7 +95,7 @@ public final class DelayedTask extends Timed {
      * The action runs once, on the closing thread (at once, on this thread, if the task was already
      * dropped); never if the task starts or {@link #cancel()} cancels it. It runs outside the
      * scheduler's locks, so it may cancel other delayed tasks; it should be short, and an exception
-     * it throws goes to the uncaught exception handler of the thread that runs it.
+     * it throws goes to the scheduler's uncaught-exception handler, as a task's does.
      *
      * @param action what to run if a bounded close drops this task
      * @throws IllegalStateException if a drop action is already set
@@ -127,12 +126,12 @@ public final class DelayedTask extends Timed {
         }
     }
 
-    private static void runSafely(Runnable action) {
+    /** runSafely(action) runs a drop action, reporting what it throws as a task's exception is, so the close goes on to the next. */
+    private void runSafely(Runnable action) {
         try {
             action.run();
         } catch (Throwable thrown) {
-            Thread thread = Thread.currentThread();
-            thread.getUncaughtExceptionHandler().uncaughtException(thread, thrown);
+            worker.scheduler.reportUncaught(thrown);
         }
     }
 

@@ -202,6 +202,25 @@ class DelayedTaskTest {
         assertEquals(2, dropActions.get(), "set after the drop: it runs at once");
     }
 
+    @ParameterizedTest(name = "{0} worker threads")
+    @ValueSource(ints = {1, 2})
+    void aDropActionThatThrows_goesToTheSchedulersHandler_andTheOtherDropActionsStillRun(int workers) {
+        List<Throwable> reported = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Scheduler scheduler = new Scheduler(TestSchedulers.config(workers).setUncaughtExceptionHandler((t, e) -> reported.add(e)));
+        AtomicInteger ranAfter = new AtomicInteger();
+        IllegalStateException failure = new IllegalStateException("a drop action that fails");
+        try {
+            for (int i = 0; i < 4; i++) {
+                DelayedTask task = scheduler.enqueue(new Task(() -> {}), Duration.ofHours(1));
+                task.onDrop(i == 0 ? () -> { throw failure; } : ranAfter::incrementAndGet);
+            }
+        } finally {
+            scheduler.close(Duration.ZERO);
+        }
+        assertEquals(3, ranAfter.get(), "every other dropped task's action ran");
+        assertEquals(List.of(failure), reported);
+    }
+
     @Test
     void misuseThrowsWithAMessage() {
         Scheduler scheduler = new Scheduler(TestSchedulers.config(1));
