@@ -7,6 +7,10 @@ import java.util.Iterator;
  * FifoPolicy is marl's own order and the default {@link SchedulingPolicy}: ready fibers first, in
  * the order they were woken, then tasks in the order they were queued; a thief takes the oldest task
  * it may (not a {@link Task.Flag#SAME_THREAD} one), and the rest of its batch from the newest end.
+ *
+ * <p>A worker configured with a FifoPolicy keeps its ready fibers in a queue of its own, in this
+ * same order, as marl's worker does, and asks the policy about tasks only; the fiber methods here
+ * serve a policy that wraps this one.
  */
 public final class FifoPolicy implements SchedulingPolicy {
     private final ArrayDeque<Fiber> fibers = new ArrayDeque<>();

@@ -3,6 +3,7 @@ package org.marl4j;
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
@@ -21,7 +22,8 @@ import java.util.concurrent.locks.Lock;
  *
  * <p><b>What it holds</b>, all guarded by {@link #lock} (marl's {@code work.mutex}, a {@link
  * WorkerLock}, below) unless said: the {@link SchedulingPolicy}, with the queued tasks and the
- * ready fibers in the order it decides; the inboxes, where tasks and wakes that came without the
+ * ready fibers in the order it decides (with the default {@link FifoPolicy}, the ready fibers wait
+ * here, in {@code readyFibers}, marl's {@code work.fibers}); the inboxes, where tasks and wakes that came without the
  * lock wait for the policy (below); the {@link Deadlines} heap of fibers waiting with a timeout and
  * of delayed tasks not yet due (what comes due joins the policy, {@link #expireDeadlines}; other
  * threads file and cancel delayed tasks through {@code Deadlines}' static calls, which take this
@@ -104,6 +106,14 @@ final class Work {
     final boolean lockFreeEnqueue;
     /** The policy when it is a {@link FifoPolicy}, which gives a thief's batch from its newest end; else null. */
     private final FifoPolicy fifo;
+    /**
+     * With a {@link FifoPolicy}, the ready fibers in the order they were woken: marl's
+     * {@code work.fibers}, kept here rather than in the policy because every wake and resume passes
+     * through it, so the default path stays in this file. Null with another policy, which orders
+     * its ready fibers itself.
+     */
+    @GuardedBy("lock")
+    private final ArrayDeque<Fiber> readyFibers;
     /** The owner's counters; only the owner writes them (here, its idle sleeps). */
     private final WorkerStats stats;
     /** Set by requestStop() (a worker thread, at close) or by unbind() (a bound worker): the owner drains, then stops. */
@@ -205,6 +215,7 @@ final class Work {
         this.stats = stats;
         this.lockFreeEnqueue = policy instanceof FifoPolicy || policy instanceof PriorityPolicy;
         this.fifo = policy instanceof FifoPolicy fifoPolicy ? fifoPolicy : null;
+        this.readyFibers = fifo != null ? new ArrayDeque<>() : null;
         this.suspended = Fiber.sentinel();
         setActivity(IDLE); // until its thread runs: a worker not started yet has not stalled
     }
@@ -586,7 +597,11 @@ final class Work {
     @GuardedBy("lock")
     @SuppressWarnings("GuardedBy") // fiber is this worker's: lock is the fiber.worker.work.lock its state needs
     void addReadyFiber(Fiber fiber) {
-        policy.awakened(fiber);
+        if (readyFibers != null) {
+            readyFibers.addLast(fiber);
+        } else {
+            policy.awakened(fiber);
+        }
         if (fiber.state == Fiber.State.WAITING) {
             deadlines.remove(fiber.timerIfAny()); // a WAITING fiber has one, filed by Worker.suspend
         }
@@ -594,10 +609,10 @@ final class Work {
         added();
     }
 
-    /** takeReadyFiber() removes the fiber the policy resumes next, or returns null if a task goes first. */
+    /** takeReadyFiber() removes the fiber to resume next, or returns null if a task goes first. */
     @GuardedBy("lock")
     Fiber takeReadyFiber() {
-        Fiber fiber = policy.pickNextFiber();
+        Fiber fiber = readyFibers != null ? readyFibers.pollFirst() : policy.pickNextFiber();
         if (fiber != null) {
             removed();
         }
@@ -623,10 +638,10 @@ final class Work {
         return task;
     }
 
-    /** removeReadyFiber(fiber) takes a particular ready fiber out of the policy. */
+    /** removeReadyFiber(fiber) takes a particular ready fiber out of the ready queue. */
     @GuardedBy("lock")
     void removeReadyFiber(Fiber fiber) {
-        if (policy.remove(fiber)) {
+        if (readyFibers != null ? readyFibers.remove(fiber) : policy.remove(fiber)) {
             removed();
         }
     }

@@ -13,6 +13,8 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** Pluggable scheduling policies (Boost.Fiber's sched_algorithm) and PriorityPolicy. */
 class SchedulingPolicyTest {
@@ -91,6 +93,44 @@ class SchedulingPolicyTest {
             done.await();
         });
         assertEquals(List.of(0, 1, 2, 3, 4), order);
+    }
+
+    /**
+     * The default keeps its ready fibers in the worker ({@code Work.readyFibers}); a policy that
+     * wraps a FifoPolicy is handed them through the interface. Both resume in wake order, before
+     * a task queued after the wakes.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"default", "FifoPolicy wrapped"})
+    void fifoOrder_resumesReadyFibersInTheOrderTheyWereWoken_beforeALaterTask(String policy) {
+        Scheduler.Config config = TestSchedulers.config(0);
+        if (policy.equals("FifoPolicy wrapped")) {
+            config.setSchedulingPolicy(ForwardingPolicy::new);
+        }
+        List<String> order = new ArrayList<>();
+        TestSchedulers.withBoundScheduler(config, scheduler -> {
+            int fibers = 4;
+            Event[] wake = new Event[fibers];
+            WaitGroup blocked = new WaitGroup(fibers);
+            WaitGroup done = new WaitGroup(fibers + 1);
+            for (int i = 0; i < fibers; i++) {
+                Event event = wake[i] = new Event();
+                String name = "fiber " + i;
+                scheduler.enqueue(new Task(() -> {
+                    blocked.done();
+                    event.await();
+                    order.add(name);
+                    done.done();
+                }));
+            }
+            blocked.await(); // all four suspended; this bound thread runs none of them until it waits
+            for (int i : new int[] {2, 0, 3, 1}) {
+                wake[i].signal();
+            }
+            scheduler.enqueue(new Task(() -> { order.add("task"); done.done(); }));
+            done.await();
+        });
+        assertEquals(List.of("fiber 2", "fiber 0", "fiber 3", "fiber 1", "task"), order);
     }
 
     @Test
