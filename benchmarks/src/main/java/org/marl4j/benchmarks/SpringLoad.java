@@ -25,8 +25,8 @@ import org.marl4j.examples.spring.BankApplication;
 /**
  * SpringLoad measures the Spring Boot application of examples-spring ({@link BankApplication}:
  * Spring MVC, JdbcTemplate on an embedded H2, a request id in every log line) under N concurrent
- * keep-alive connections, in three configurations: on marl4j through its starter (VIRTUAL_THREADS
- * fiber engine), on Spring's {@code spring.threads.virtual.enabled=true} (starter off), and on
+ * keep-alive connections, in four configurations: on marl4j through its starter (VIRTUAL_THREADS
+ * fiber engine), with its default 1 ms spin and with {@code marl4j.spin=0}, on Spring's {@code spring.threads.virtual.enabled=true} (starter off), and on
  * Tomcat's default thread pool (starter off). Each measurement starts the application in a fresh
  * JVM, waits until it answers, drives it from this JVM with {@link KeepAliveLoad} (a warm-up, then
  * a fixed time) and stops it. Requests alternate between a balance read and a transfer of 1
@@ -34,7 +34,7 @@ import org.marl4j.examples.spring.BankApplication;
  *
  * <p>{@code SpringLoad [connections,...] [warmupSeconds] [seconds] [runs]} (default
  * {@code 200,1000 3 10 2}); the configurations of one run follow each other, so that a run's
- * noise reaches all three. Prints the runs, then a Markdown table with medians and the ratios
+ * noise reaches all four. Prints the runs, then a Markdown table with medians and the ratios
  * marl4j / virtual threads. The applications' logs go to {@code target/spring-load/}.
  */
 public final class SpringLoad {
@@ -47,6 +47,8 @@ public final class SpringLoad {
     private enum Config {
         MARL4J("marl4j VIRTUAL_THREADS", List.of("-Dorg.marl4j.fiberEngine=VIRTUAL_THREADS"),
                 List.of("--marl4j.fiber-engine=VIRTUAL_THREADS")),
+        MARL4J_NO_SPIN("marl4j VIRTUAL_THREADS spin=0", List.of("-Dorg.marl4j.fiberEngine=VIRTUAL_THREADS"),
+                List.of("--marl4j.fiber-engine=VIRTUAL_THREADS", "--marl4j.spin=0")),
         VIRTUAL_THREADS("virtualThreads", List.of(), List.of("--marl4j.enabled=false", "--spring.threads.virtual.enabled=true")),
         TOMCAT_POOL("tomcatPool", List.of(), List.of("--marl4j.enabled=false"));
 
@@ -107,13 +109,16 @@ public final class SpringLoad {
         System.out.println(p99Ratios(values, connections));
     }
 
-    /** p99Ratios(values, connections) states each connection count's median p99, marl4j / virtual threads. */
+    /** p99Ratios(values, connections) states each connection count's median p99, marl4j (either spin) / virtual threads. */
     private static String p99Ratios(Map<String, Map<String, List<Double>>> values, List<Integer> connections) {
         StringBuilder out = new StringBuilder("p99 ratio marl4j / virtual threads (lower is better):");
-        for (int conns : connections) {
-            double marl = median(values.get(Config.MARL4J.label + " connections=" + conns).get("p99Micros"));
-            double vt = median(values.get(Config.VIRTUAL_THREADS.label + " connections=" + conns).get("p99Micros"));
-            out.append(String.format(Locale.ROOT, " connections=%d: %.2f;", conns, marl / vt));
+        for (Config marl4j : List.of(Config.MARL4J, Config.MARL4J_NO_SPIN)) {
+            out.append(System.lineSeparator()).append("  ").append(marl4j.label).append(':');
+            for (int conns : connections) {
+                double marl = median(values.get(marl4j.label + " connections=" + conns).get("p99Micros"));
+                double vt = median(values.get(Config.VIRTUAL_THREADS.label + " connections=" + conns).get("p99Micros"));
+                out.append(String.format(Locale.ROOT, " connections=%d: %.2f;", conns, marl / vt));
+            }
         }
         return out.toString();
     }

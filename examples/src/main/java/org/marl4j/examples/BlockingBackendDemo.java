@@ -32,8 +32,8 @@ final class BlockingBackendDemo {
                 + "awaiting a future. marl4j runs on the %s fiber engine%n(-D%s=VIRTUAL_THREADS|CONTINUATIONS"
                 + " chooses it).%n", load.backendDelay().toMillis(), engine, FiberEngine.PROPERTY);
         List<HttpServerDemo.Named> servers = List.of(
-                new HttpServerDemo.Named("marl4j MarlExecutorService (" + threads + " workers)",
-                        () -> new MarlExecutorService(Scheduler.Config.allCores())),
+                new HttpServerDemo.Named("marl4j MarlExecutorService (" + threads + " workers, no spin)",
+                        () -> new MarlExecutorService(HttpServerDemo.serverConfig())),
                 new HttpServerDemo.Named("virtual thread per task", Executors::newVirtualThreadPerTaskExecutor));
         List<HttpServerDemo.Result> results = HttpServerDemo.measure(out, servers, load, HttpServerDemo.Backend.BLOCKING);
         out.print(summary(results, threads, engine, load.backendDelay()));

@@ -68,14 +68,27 @@ final class HttpServerDemo {
         }
     }
 
+    /**
+     * serverConfig is marl4j's configuration for the demo's servers: every core, and no spinning.
+     * By default a worker out of work spins for up to 1 ms (marl's choice) before it sleeps. Here
+     * every core is busy with useful work: the workers, the server's dispatcher, the backend's
+     * timer and the load generator. A spinning worker then takes a core from one of them. In this
+     * demo on two cores, over alternating runs, marl4j with the 1 ms spin served 0.78-0.86x virtual
+     * threads' requests/s; without spinning, 1.00-1.07x. Spins of 2-20 µs were not much better.
+     */
+    static Scheduler.Config serverConfig() {
+        return Scheduler.Config.allCores().setSpinDuration(Duration.ZERO);
+    }
+
     /** run serves the load with each executor in turn and prints the comparison to {@code out}. */
     static List<Result> run(PrintStream out, Load load) throws Exception {
         int threads = Scheduler.Config.allCores().getWorkerThreadCount();
-        out.printf(Locale.ROOT, "The same HttpServer and handler; the handler awaits a backend reply that takes %d ms.%n",
+        out.printf(Locale.ROOT, "The same HttpServer and handler; the handler awaits a backend reply that takes %d ms.%n"
+                + "marl4j's workers do not spin for work here: the server's own threads need the cores (docs/performance.md).%n",
                 load.backendDelay().toMillis());
         List<Named> servers = List.of(
-                new Named("marl4j MarlExecutorService (" + threads + " workers)",
-                        () -> new MarlExecutorService(Scheduler.Config.allCores())),
+                new Named("marl4j MarlExecutorService (" + threads + " workers, no spin)",
+                        () -> new MarlExecutorService(serverConfig())),
                 new Named("virtual thread per task", Executors::newVirtualThreadPerTaskExecutor),
                 new Named("fixed thread pool (" + threads + " threads)", () -> Executors.newFixedThreadPool(threads)));
         List<Result> results = measure(out, servers, load, Backend.AWAITED);
@@ -189,9 +202,9 @@ final class HttpServerDemo {
         if (overVirtual < 0.9) {
             text.append("""
                        Virtual threads served more here. The two cores are shared by the load generator,
-                       the server's dispatcher thread and the backend's timer, and marl4j's throughput at
-                       this load swings with how often its workers lose their core (benchmarks/README.md,
-                       "Where marl4j loses"). What marl4j adds is not raw speed over
+                       the server's dispatcher thread and the backend's timer, and single runs on a busy
+                       machine vary by 10-15%: run the demo again before you read much into it
+                       (docs/performance.md has medians of many runs). What marl4j adds is not raw speed over
                        virtual threads: it is a fixed set of threads you own and size, marl's primitives
                        (WaitGroup, Event, Ticket, ...) for the waits, and the same code under Reactor and
                        Kotlin (below).
