@@ -73,8 +73,8 @@ final class HttpServerDemo {
      * By default a worker out of work spins for up to 1 ms (marl's choice) before it sleeps. Here
      * every core is busy with useful work: the workers, the server's dispatcher, the backend's
      * timer and the load generator. A spinning worker then takes a core from one of them. In this
-     * demo on two cores, over alternating runs, marl4j with the 1 ms spin served 0.78-0.86x virtual
-     * threads' requests/s; without spinning, 1.00-1.07x. Spins of 2-20 µs were not much better.
+     * demo on two cores, over alternating runs, marl4j with the 1 ms spin served a median of 0.83x
+     * virtual threads' requests/s; without spinning, 1.03x. Spins of 2-20 µs were not much better.
      */
     static Scheduler.Config serverConfig() {
         return Scheduler.Config.allCores().setSpinDuration(Duration.ZERO);
