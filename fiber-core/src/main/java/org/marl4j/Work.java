@@ -23,15 +23,15 @@ import java.util.concurrent.locks.Lock;
  * <p><b>What it holds</b>, all guarded by {@link #lock} (marl's {@code work.mutex}, a {@link
  * WorkerLock}, below) unless said: the {@link SchedulingPolicy}, with the queued tasks and the
  * ready fibers in the order it decides (with the default {@link FifoPolicy}, the ready fibers wait
- * here, in {@code readyFibers}, marl's {@code work.fibers}); the inboxes, where tasks and wakes that came without the
- * lock wait for the policy (below); the {@link Deadlines} heap of fibers waiting with a timeout and
- * of delayed tasks not yet due (what comes due joins the policy, {@link #expireDeadlines}; other
- * threads file and cancel delayed tasks through {@code Deadlines}' static calls, which take this
- * lock); the list of suspended fibers (its size is marl's {@code numBlockedFibers}; a bounded close
- * cancels them through {@link Closing#cancelWaits}); the owner's sleep (marl's {@code work.added}
- * condition); and {@code num}, the count of tasks and fibers in the policy, written under the lock
- * and read without it by a spinning owner, thieves and the monitor. The batch steals are
- * {@link Steals}', which takes this lock for the victim's side.
+ * here, in {@code readyFibers}, marl's {@code work.fibers}); the inboxes, where tasks and wakes
+ * that came without the lock wait for the policy (below); the {@link Deadlines} heap of fibers
+ * waiting with a timeout and of delayed tasks not yet due (what comes due joins the policy, {@link
+ * #expireDeadlines}; other threads file and cancel delayed tasks through {@code Deadlines}' static
+ * calls, which take this lock); the list of suspended fibers (its size is marl's {@code
+ * numBlockedFibers}; a bounded close cancels them through {@link Closing#cancelWaits}); the owner's
+ * sleep (marl's {@code work.added} condition); and {@code num}, the count of tasks and fibers in
+ * the policy, written under the lock and read without it by a spinning owner, thieves and the
+ * monitor. The batch steals are {@link Steals}', which takes this lock for the victim's side.
  *
  * <p><b>Inboxes.</b> The owner holds the lock across fiber switches, so an enqueuer or waker that
  * took it, as marl's do, would often wait for it. With a built-in policy (whose {@code enqueued}
