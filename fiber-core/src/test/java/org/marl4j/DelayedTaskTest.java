@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -205,7 +206,7 @@ class DelayedTaskTest {
     @ParameterizedTest(name = "{0} worker threads")
     @ValueSource(ints = {1, 2})
     void aDropActionThatThrows_goesToTheSchedulersHandler_andTheOtherDropActionsStillRun(int workers) {
-        List<Throwable> reported = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<Throwable> reported = new CopyOnWriteArrayList<>();
         Scheduler scheduler = new Scheduler(TestSchedulers.config(workers).setUncaughtExceptionHandler((t, e) -> reported.add(e)));
         AtomicInteger ranAfter = new AtomicInteger();
         IllegalStateException failure = new IllegalStateException("a drop action that fails");

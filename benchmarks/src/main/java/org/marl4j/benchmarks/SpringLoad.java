@@ -26,8 +26,9 @@ import org.marl4j.examples.spring.BankApplication;
  * SpringLoad measures the Spring Boot application of examples-spring ({@link BankApplication}:
  * Spring MVC, JdbcTemplate on an embedded H2, a request id in every log line) under N concurrent
  * keep-alive connections, in four configurations: on marl4j through its starter (VIRTUAL_THREADS
- * fiber engine), with its default 1 ms spin and with {@code marl4j.spin=0}, on Spring's {@code spring.threads.virtual.enabled=true} (starter off), and on
- * Tomcat's default thread pool (starter off). Each measurement starts the application in a fresh
+ * fiber engine), with its default 1 ms spin and with {@code marl4j.spin=0}, on Spring's
+ * {@code spring.threads.virtual.enabled=true} (starter off), and on Tomcat's default thread pool
+ * (starter off). Each measurement starts the application in a fresh
  * JVM, waits until it answers, drives it from this JVM with {@link KeepAliveLoad} (a warm-up, then
  * a fixed time) and stops it. Requests alternate between a balance read and a transfer of 1
  * between two accounts; the application logs its two lines per request to a file.
